@@ -1,0 +1,3 @@
+from reluid.cli.main import entry
+
+entry()

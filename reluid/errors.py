@@ -1,0 +1,107 @@
+"""The reluid exception tree.
+
+Every error reluid raises on purpose derives from :class:`ReluidError`.  The
+subclasses are named for what went wrong mathematically or with the input, and
+carry the offending objects so that callers (and the CLI) can report them in
+one line.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ReluidError",
+    "InvalidNetwork",
+    "UnsupportedOperator",
+    "InvalidArgument",
+    "NotShallow",
+    "DegenerateArchitecture",
+    "UnsupportedExpression",
+    "CertificateError",
+    "CheckFailed",
+    "SolverUnknown",
+]
+
+
+class ReluidError(Exception):
+    """Root of every error raised deliberately by reluid."""
+
+
+class InvalidArgument(ReluidError, ValueError):
+    """A caller passed a value outside the documented domain."""
+
+
+class InvalidNetwork(ReluidError, ValueError):
+    """A network file or object is malformed.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, in one line.
+    path : str, optional
+        The file it came from, when there is one.
+    """
+
+    def __init__(self, message: str, path: str | None = None):
+        self.message = message
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
+
+    def with_path(self, path: str) -> "InvalidNetwork":
+        """Return a copy of this error that names ``path``."""
+        if self.path is not None:
+            return self
+        err = type(self).__new__(type(self))
+        InvalidNetwork.__init__(err, self.message, str(path))
+        return err
+
+
+class UnsupportedOperator(InvalidNetwork):
+    """An ONNX graph uses an operator reluid cannot read exactly."""
+
+
+class NotShallow(ReluidError, ValueError):
+    """An analysis that needs exactly one hidden layer got another depth."""
+
+    def __init__(self, architecture):
+        self.architecture = tuple(architecture)
+        super().__init__(
+            f"expected a shallow network (one hidden layer), got architecture {self.architecture}"
+        )
+
+
+class DegenerateArchitecture(ReluidError, ValueError):
+    """An architecture with a zero-width layer where the analysis needs one."""
+
+
+class UnsupportedExpression(ReluidError, TypeError):
+    """A symbolic expression contains a node the z3 encoder does not handle."""
+
+    def __init__(self, expr):
+        self.expr = expr
+        super().__init__(f"unsupported expression node {type(expr).__name__}: {expr}")
+
+
+class CertificateError(ReluidError, ValueError):
+    """A certificate file is malformed (not the same as a failed check)."""
+
+    def __init__(self, message: str, path: str | None = None):
+        self.message = message
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+class CheckFailed(ReluidError):
+    """A certificate was read correctly but a claim in it does not hold."""
+
+    def __init__(self, claim: str, reason: str):
+        self.claim = claim
+        self.reason = reason
+        super().__init__(f"{claim}: {reason}")
+
+
+class SolverUnknown(ReluidError):
+    """z3 answered ``unknown``; the reason is kept, never turned into a verdict."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(f"solver returned unknown: {reason}")

@@ -1,0 +1,257 @@
+"""Exact ReLU networks.
+
+A network is a sequence of affine layers ``x -> W x + b`` with ReLU after every
+layer but the last.  Every entry is a :class:`fractions.Fraction`; objects are
+frozen and hashable.  :class:`Shallow` is the paper's view θ = (M, A, b, c) of a
+network with one hidden layer (Ramakrishnan 2026, Section 2.1):
+
+    ρ(θ)(x) = M σ(A x + b) + c.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterable, Sequence
+
+from reluid.errors import InvalidNetwork, NotShallow
+from reluid.model.rational import ZERO, format_rational, to_rational
+
+__all__ = ["Layer", "Network", "Shallow", "relu"]
+
+Row = tuple[Fraction, ...]
+Matrix = tuple[Row, ...]
+
+
+def relu(z: Fraction) -> Fraction:
+    """σ(z) = max(0, z), exactly."""
+    return z if z > 0 else ZERO
+
+
+def _matrix(rows, n_cols: int | None, what: str, allow_float: bool) -> Matrix:
+    try:
+        out = tuple(tuple(to_rational(x, allow_float=allow_float) for x in r) for r in rows)
+    except TypeError:
+        raise InvalidNetwork(f"{what} is not a matrix of numbers") from None
+    for i, r in enumerate(out):
+        if n_cols is None:
+            n_cols = len(r)
+        if len(r) != n_cols:
+            raise InvalidNetwork(f"{what} is ragged: row {i} has {len(r)} entries, expected {n_cols}")
+    return out
+
+
+def _vector(xs, what: str, allow_float: bool) -> Row:
+    try:
+        return tuple(to_rational(x, allow_float=allow_float) for x in xs)
+    except TypeError:
+        raise InvalidNetwork(f"{what} is not a vector of numbers") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One affine map ``x -> weight @ x + bias`` (weight is n_out × n_in)."""
+
+    weight: Matrix
+    bias: Row
+    n_in: int
+
+    @property
+    def n_out(self) -> int:
+        return len(self.bias)
+
+    @classmethod
+    def from_lists(cls, weight, bias, *, n_in: int | None = None, allow_float: bool = False,
+                   index: int | None = None) -> "Layer":
+        """Build a layer, checking shapes and converting every entry exactly."""
+        where = f"layer {index}" if index is not None else "layer"
+        W = _matrix(weight, None, f"{where} weight", allow_float)
+        b = _vector(bias, f"{where} bias", allow_float)
+        if len(W) != len(b):
+            raise InvalidNetwork(f"{where}: weight has {len(W)} rows but bias has {len(b)} entries")
+        cols = len(W[0]) if W else n_in
+        if cols is None:
+            raise InvalidNetwork(f"{where}: cannot infer the input width of an empty weight")
+        if n_in is not None and cols != n_in:
+            raise InvalidNetwork(f"{where}: weight has {cols} columns, expected {n_in}")
+        return cls(W, b, cols)
+
+    def apply(self, x: Sequence[Fraction]) -> Row:
+        return tuple(sum((w * xi for w, xi in zip(row, x)), bi) for row, bi in zip(self.weight, self.bias))
+
+
+@dataclass(frozen=True, slots=True)
+class Network:
+    """A ReLU network with exact rational parameters.
+
+    Examples
+    --------
+    >>> net = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, 1]], [0])])
+    >>> net.architecture
+    (1, 2, 1)
+    >>> net([Fraction(-3)])   # σ(x) + σ(-x) = |x|
+    (Fraction(3, 1),)
+    """
+
+    layers: tuple[Layer, ...]
+    name: str | None = field(default=None, compare=False)
+    description: str | None = field(default=None, compare=False)
+
+    def __post_init__(self):
+        if not self.layers:
+            raise InvalidNetwork("the network has no layers")
+        for i, (prev, nxt) in enumerate(zip(self.layers, self.layers[1:])):
+            if nxt.n_in != prev.n_out:
+                raise InvalidNetwork(
+                    f"layer {i + 1} expects {nxt.n_in} inputs but layer {i} has {prev.n_out} outputs")
+        if self.layers[0].n_in < 1 or self.layers[-1].n_out < 1:
+            raise InvalidNetwork("input and output dimensions must be at least 1")
+
+    # ---- construction -------------------------------------------------
+    @classmethod
+    def from_lists(cls, layers: Iterable, *, allow_float: bool = False, name=None, description=None) -> "Network":
+        """Build from ``[(weight, bias), ...]`` with exact conversion of every entry."""
+        built: list[Layer] = []
+        for i, (W, b) in enumerate(layers):
+            built.append(Layer.from_lists(W, b, n_in=built[-1].n_out if built else None,
+                                          allow_float=allow_float, index=i))
+        return cls(tuple(built), name=name, description=description)
+
+    # ---- shape ----------------------------------------------------------
+    @property
+    def architecture(self) -> tuple[int, ...]:
+        return (self.layers[0].n_in,) + tuple(L.n_out for L in self.layers)
+
+    @property
+    def depth(self) -> int:
+        """Number of layer maps (Grigsby–Lindsey–Rolnick's d)."""
+        return len(self.layers)
+
+    @property
+    def hidden_widths(self) -> tuple[int, ...]:
+        return self.architecture[1:-1]
+
+    @property
+    def input_dim(self) -> int:
+        return self.architecture[0]
+
+    @property
+    def output_dim(self) -> int:
+        return self.architecture[-1]
+
+    @property
+    def n_params(self) -> int:
+        return sum(L.n_out * (L.n_in + 1) for L in self.layers)
+
+    @property
+    def is_shallow(self) -> bool:
+        return len(self.layers) == 2
+
+    # ---- evaluation -----------------------------------------------------
+    def __call__(self, x: Sequence) -> Row:
+        """Evaluate exactly at a rational input."""
+        v = tuple(to_rational(t) for t in x)
+        if len(v) != self.input_dim:
+            raise InvalidNetwork(f"input has {len(v)} entries, the network expects {self.input_dim}")
+        for L in self.layers[:-1]:
+            v = tuple(relu(z) for z in L.apply(v))
+        return self.layers[-1].apply(v)
+
+    def preactivations(self, x: Sequence) -> tuple[Row, ...]:
+        """Pre-activations of every hidden layer at ``x`` (exact)."""
+        v = tuple(to_rational(t) for t in x)
+        out = []
+        for L in self.layers[:-1]:
+            z = L.apply(v)
+            out.append(z)
+            v = tuple(relu(t) for t in z)
+        return tuple(out)
+
+    # ---- views and serialisation ---------------------------------------
+    def shallow(self) -> "Shallow":
+        """The paper's θ = (M, A, b, c); raises :class:`NotShallow` otherwise."""
+        if not self.is_shallow:
+            raise NotShallow(self.architecture)
+        h, o = self.layers
+        return Shallow(M=o.weight, A=h.weight, b=h.bias, c=o.bias, m=h.n_in)
+
+    def to_dict(self) -> dict:
+        """The ``reluid.network/1`` JSON object (integers and ``"p/q"`` strings)."""
+        d = {"format": "reluid.network/1"}
+        if self.name:
+            d["name"] = self.name
+        if self.description:
+            d["description"] = self.description
+        d["layers"] = [
+            {"weight": [[format_rational(x) for x in r] for r in L.weight] if L.weight else [],
+             "bias": [format_rational(x) for x in L.bias],
+             **({"inputs": L.n_in} if not L.weight else {})}
+            for L in self.layers
+        ]
+        return d
+
+    def canonical_bytes(self) -> bytes:
+        """A canonical exact serialisation (no name/description) for hashing."""
+        d = self.to_dict()
+        d.pop("name", None)
+        d.pop("description", None)
+        return json.dumps(d, separators=(",", ":"), sort_keys=True).encode()
+
+    def sha256(self) -> str:
+        return hashlib.sha256(self.canonical_bytes()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Shallow:
+    """θ = (M, A, b, c) ∈ Ω(m, n, k) (Ramakrishnan 2026, §2.1).
+
+    ``M`` is k × n (column i is the output weight m_i of neuron i), ``A`` is
+    n × m (row i is a_iᵀ), ``b`` ∈ Qⁿ, ``c`` ∈ Qᵏ.
+    """
+
+    M: Matrix
+    A: Matrix
+    b: Row
+    c: Row
+    m: int
+
+    @property
+    def n(self) -> int:
+        return len(self.b)
+
+    @property
+    def k(self) -> int:
+        return len(self.c)
+
+    def out(self, i: int) -> Row:
+        """The output column m_i ∈ Qᵏ of neuron i."""
+        return tuple(row[i] for row in self.M)
+
+    def row(self, i: int) -> Row:
+        """(a_i, b_i) ∈ Q^{m+1}."""
+        return self.A[i] + (self.b[i],)
+
+    @classmethod
+    def make(cls, M, A, b, c, *, m: int | None = None, allow_float: bool = False) -> "Shallow":
+        """Build θ from nested lists (k = 1 accepts a flat ``M`` = v)."""
+        A_ = _matrix(A, m, "A", allow_float)
+        b_ = _vector(b, "b", allow_float)
+        c_ = _vector(c if isinstance(c, (list, tuple)) else [c], "c", allow_float)
+        if M and not isinstance(M[0], (list, tuple)):
+            M = [M]
+        M_ = _matrix(M, len(b_), "M", allow_float) if M else tuple(() for _ in c_)
+        mm = len(A_[0]) if A_ else m
+        if mm is None:
+            raise InvalidNetwork("cannot infer the input dimension m of an empty A")
+        if len(A_) != len(b_) or len(M_) != len(c_):
+            raise InvalidNetwork("θ = (M, A, b, c) has inconsistent shapes")
+        return cls(M_, A_, b_, c_, mm)
+
+    def to_network(self, name=None, description=None) -> Network:
+        return Network((Layer(self.A, self.b, self.m), Layer(self.M, self.c, self.n)),
+                       name=name, description=description)
+
+    def __call__(self, x) -> Row:
+        return self.to_network()(x)

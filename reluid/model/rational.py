@@ -1,0 +1,126 @@
+"""Exact rationals and the float policy.
+
+reluid stores every parameter as a :class:`fractions.Fraction`.  The choice was
+measured (``benchmarks/bench_rational.py``): python-flint's ``fmpq`` is about
+3-7x faster for arithmetic, but ``Fraction`` hashes 4x faster, is in the
+standard library (so the independent checker needs nothing else), and the
+heavy linear algebra in reluid runs on integer matrices (flint ``fmpz_mat`` /
+``nmod_mat``) anyway, where neither rational type is on the hot path.
+
+Float policy
+------------
+* A Python/numpy float is converted to the exact binary value it holds
+  (float32 0.1 is 13421773/134217728) -- only when the caller opts in with
+  ``allow_float=True`` (the binary readers do).
+* Text is read as the exact decimal it denotes: ``"0.1"`` is 1/10, ``"1e-3"``
+  is 1/1000, ``"3/4"`` is 3/4.
+* NaN and infinities are always rejected.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from fractions import Fraction
+
+from reluid.errors import InvalidArgument
+
+__all__ = ["Q", "to_rational", "format_rational", "parse_rational", "ZERO", "ONE"]
+
+Q = Fraction
+ZERO = Fraction(0)
+ONE = Fraction(1)
+
+_RATIONAL_TEXT = re.compile(
+    r"""\s*[-+]?(
+        \d+\s*/\s*\d+            # p/q
+      | (\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?   # decimal
+    )\s*\Z""",
+    re.VERBOSE,
+)
+
+
+def parse_rational(text: str) -> Fraction:
+    """Read ``"p/q"`` or a decimal string as an exact rational.
+
+    Examples
+    --------
+    >>> parse_rational("0.1")
+    Fraction(1, 10)
+    >>> parse_rational("-6/4")
+    Fraction(-3, 2)
+    >>> parse_rational("2.5e-1")
+    Fraction(1, 4)
+    """
+    if not isinstance(text, str) or not _RATIONAL_TEXT.match(text):
+        raise InvalidArgument(f"not an exact rational: {text!r}")
+    try:
+        return Fraction(text.replace(" ", ""))
+    except (ValueError, ZeroDivisionError) as exc:
+        raise InvalidArgument(f"not an exact rational: {text!r} ({exc})") from None
+
+
+def to_rational(x, *, allow_float: bool = False) -> Fraction:
+    """Convert ``x`` to an exact :class:`~fractions.Fraction`.
+
+    Parameters
+    ----------
+    x : int, Fraction, str, float, numpy scalar, or flint ``fmpq``/``fmpz``
+        The value.  Strings follow :func:`parse_rational`.
+    allow_float : bool, keyword-only
+        Accept binary floats, converting them to the exact value they hold.
+        Without it a float raises :class:`~reluid.errors.InvalidArgument`.
+
+    Examples
+    --------
+    >>> to_rational(3)
+    Fraction(3, 1)
+    >>> import numpy as np
+    >>> to_rational(np.float32(0.1), allow_float=True)
+    Fraction(13421773, 134217728)
+    """
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, bool):
+        raise InvalidArgument(f"a boolean is not a number: {x!r}")
+    if isinstance(x, int):
+        return Fraction(x)
+    if isinstance(x, str):
+        return parse_rational(x)
+    if isinstance(x, numbers.Integral):  # numpy integers
+        return Fraction(int(x))
+    if isinstance(x, (float, numbers.Real)) and not isinstance(x, numbers.Rational):
+        f = float(x)  # numpy float16/32/64 widen exactly to a Python float
+        if math.isnan(f) or math.isinf(f):
+            raise InvalidArgument(f"not a finite number: {x!r}")
+        if not allow_float:
+            raise InvalidArgument(
+                f"float {x!r} given where an exact rational is required "
+                "(pass a string like '1/10', or opt in to reading its binary value)"
+            )
+        return Fraction(f)
+    if isinstance(x, numbers.Rational):
+        return Fraction(int(x.numerator), int(x.denominator))
+    # python-flint types expose .p/.q (fmpq) or int() (fmpz)
+    if hasattr(x, "p") and hasattr(x, "q"):
+        return Fraction(int(x.p), int(x.q))
+    if type(x).__name__ == "fmpz":
+        return Fraction(int(x))
+    raise InvalidArgument(f"cannot read {x!r} ({type(x).__name__}) as an exact rational")
+
+
+def format_rational(q: Fraction):
+    """The JSON form of a rational: an ``int`` when integral, else ``"p/q"``.
+
+    Examples
+    --------
+    >>> format_rational(Fraction(3))
+    3
+    >>> format_rational(Fraction(-1, 3))
+    '-1/3'
+    """
+    q = Fraction(q)
+    if q.denominator == 1:
+        return int(q.numerator)
+    return f"{q.numerator}/{q.denominator}"
