@@ -1,0 +1,386 @@
+"""The complete hidden-symmetry decision for shallow networks.
+
+For θ ∈ Ω(m, n, k), decide whether the fibre ρ⁻¹(ρ(θ)) equals the orbit
+H_n·θ, on every parameter (math-notes §2 and §4):
+
+1. dead outputs (m_i = 0), constant neurons (a_i = 0), positively
+   proportional rows (Lemma 10, Lemma 11) and opposite pairs whose kinks
+   cancel always give a hidden symmetry; an explicit θ′ is built.
+2. Opposite pairs with nonzero kink carry an adjustable linear term; if the
+   directions a_r of the pair classes are linearly dependent the weights move
+   continuously (hidden).  Otherwise a z3 search over realisation patterns
+   decides (:mod:`reluid.smt.patterns`); its ``unsat`` rests on z3.
+3. The generic stratum (all m_i ≠ 0, a_i ≠ 0, rows pairwise independent):
+   no hidden symmetry iff no nonempty flip set (exact criterion, math-notes §2),
+   decided with checkable certificates (:mod:`.flipsets`).
+
+Every witness θ′ is re-verified exactly: same function
+(:func:`~.function.equivalent`) and outside the orbit (:func:`~.orbit.same_orbit`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from reluid.analysis.shallow.function import canonical_row, equivalent, function_data
+from reluid.analysis.shallow.orbit import same_orbit
+from reluid.certificates.schema import Verdict
+from reluid.model.network import Network, Shallow
+
+__all__ = ["Decision", "decide", "STRATA"]
+
+STRATA = {
+    "empty": "n = 0: θ is a constant; the fibre is the single point θ",
+    "dead-output": "a neuron with zero output weight (Ramakrishnan 2026, Lemma 10)",
+    "constant-neuron": "a neuron with a_i = 0 (Ramakrishnan 2026, Lemma 11(2))",
+    "proportional": "two positively proportional rows (Ramakrishnan 2026, Lemma 11(1))",
+    "cancelling-pair": "an opposite pair whose kinks cancel (σ(z) − σ(−z) = z, Ramakrishnan 2026, Prop. 14)",
+    "dependent-pairs": "opposite pairs with linearly dependent directions (math-notes §4)",
+    "opposite-pairs": "opposite pairs with nonzero kinks (math-notes §4)",
+    "generic": "all m_i ≠ 0, a_i ≠ 0, rows pairwise linearly independent (math-notes §2)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The outcome of :func:`decide`.
+
+    Attributes
+    ----------
+    verdict : Verdict
+    stratum : str
+        One of :data:`STRATA`.
+    witness : Shallow | None
+        θ′ with ρ(θ′) = ρ(θ), θ′ ∉ H_n·θ (verified exactly) for a hidden symmetry.
+    mechanism : str | None
+        What produced the witness ("flip-set", "dead-output", "pattern", ...).
+    details : Mapping
+        Mechanism data (neuron indices, flip set, ...), JSON-shaped.
+    flip : object
+        The flip-set search result on the generic stratum (certificate data).
+    pattern : Mapping | None
+        On the opposite-pairs stratum: z3 status, solver description.
+    reason : str | None
+        Why the verdict is unknown.
+    fibre_orbits : int | None
+        On the generic stratum: number of H_n-orbits in the fibre (= flip sets incl. ∅).
+    """
+
+    verdict: Verdict
+    stratum: str
+    theta: Shallow
+    witness: Shallow | None = None
+    mechanism: str | None = None
+    details: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    flip: Any = None
+    pattern: Mapping[str, Any] | None = None
+    reason: str | None = None
+    fibre_orbits: int | None = None
+    seconds: float = 0.0
+
+
+# ----------------------------------------------------------------------------------------------
+def _replace_neuron(theta: Shallow, i: int, row=None, out=None, c=None) -> Shallow:
+    A, b, M = list(theta.A), list(theta.b), [list(r) for r in theta.M]
+    if row is not None:
+        A[i], b[i] = tuple(row[:-1]), row[-1]
+    if out is not None:
+        for j in range(theta.k):
+            M[j][i] = out[j]
+    return Shallow(tuple(tuple(r) for r in M), tuple(A), tuple(b), tuple(c) if c is not None else theta.c,
+                   theta.m)
+
+
+def _classes(theta: Shallow):
+    """Map canonical row r -> list of (i, λ_i) with (a_i, b_i) = λ_i r (a_i ≠ 0 only)."""
+    classes: dict = {}
+    for i in range(theta.n):
+        cr = canonical_row(theta.A[i], theta.b[i])
+        if cr is not None:
+            classes.setdefault(cr[0], []).append((i, cr[1]))
+    return classes
+
+
+def _rank(vectors) -> int:
+    """Exact rank of a list of rational vectors (small; fraction Gaussian elimination)."""
+    rows = [list(v) for v in vectors]
+    rank, col = 0, 0
+    ncols = len(rows[0]) if rows else 0
+    while rank < len(rows) and col < ncols:
+        piv = next((r for r in range(rank, len(rows)) if rows[r][col]), None)
+        if piv is None:
+            col += 1
+            continue
+        rows[rank], rows[piv] = rows[piv], rows[rank]
+        p = rows[rank][col]
+        for r in range(rank + 1, len(rows)):
+            f = rows[r][col] / p
+            if f:
+                rows[r] = [x - f * y for x, y in zip(rows[r], rows[rank])]
+        rank += 1
+        col += 1
+    return rank
+
+
+def _kernel_vector(vectors):
+    """A nonzero rational c with Σ c_r v_r = 0, for linearly dependent v_r (exact)."""
+    n = len(vectors)
+    dim = len(vectors[0])
+    # solve [v_1 ... v_n] c = 0 by reduced row echelon form on the dim × n matrix
+    mat = [[vectors[r][l] for r in range(n)] for l in range(dim)]
+    pivots = []
+    row = 0
+    for col in range(n):
+        piv = next((r for r in range(row, dim) if mat[r][col]), None)
+        if piv is None:
+            continue
+        mat[row], mat[piv] = mat[piv], mat[row]
+        p = mat[row][col]
+        mat[row] = [x / p for x in mat[row]]
+        for r in range(dim):
+            if r != row and mat[r][col]:
+                f = mat[r][col]
+                mat[r] = [x - f * y for x, y in zip(mat[r], mat[row])]
+        pivots.append(col)
+        row += 1
+    free = next(c for c in range(n) if c not in pivots)
+    c = [Fraction(0)] * n
+    c[free] = Fraction(1)
+    for r, pc in enumerate(pivots):
+        c[pc] = -mat[r][free]
+    return c
+
+
+# ----------------------------------------------------------------------------------------------
+def decide(theta: Shallow | Network, *, timeout: float | None = 60.0, seed: int = 0,
+           progress: bool = False, count_orbits: bool = True) -> Decision:
+    """Decide whether θ has hidden symmetries (fibre ≠ H_n-orbit).
+
+    Parameters
+    ----------
+    theta : Shallow or Network
+        A network with one hidden layer.
+    timeout : float or None
+        Seconds for the searches (flip sets, z3); running out gives ``unknown``.
+    seed : int
+        Seed for z3 and randomised steps (recorded in certificates).
+    progress : bool
+        Show progress bars for long searches.
+    count_orbits : bool
+        On the generic stratum, count the H_n-orbits in the fibre when cheap.
+
+    Returns
+    -------
+    Decision
+
+    References
+    ----------
+    Ramakrishnan 2026, Lemmas 10, 11, Proposition 14, Theorems 3–5; math-notes §2–§4.
+
+    Examples
+    --------
+    >>> from reluid.model import Shallow
+    >>> decide(Shallow.make([1, 1, 1], [[1, 1], [-1, 0], [0, -1]], [-2, -1, -1], [-6])).verdict.value
+    'hidden-symmetry'
+    >>> decide(Shallow.make([1, 1], [[1], [1]], [0, 1], [0])).verdict.value   # σ(x) + σ(x+1)
+    'no-hidden-symmetries'
+    """
+    t0 = time.perf_counter()
+    if isinstance(theta, Network):
+        theta = theta.shallow()
+    d = _decide(theta, timeout=timeout, seed=seed, progress=progress, count_orbits=count_orbits)
+    object.__setattr__(d, "seconds", time.perf_counter() - t0)
+    if d.witness is not None:
+        _verify_witness(theta, d.witness)
+    return d
+
+
+def _verify_witness(theta: Shallow, witness: Shallow) -> None:
+    eq = equivalent(theta, witness)
+    if not eq.equal or eq.same_orbit:
+        raise AssertionError("internal error: constructed witness failed exact re-verification")
+
+
+def _hidden(theta, stratum, witness, mechanism, **details) -> Decision:
+    return Decision(Verdict.HIDDEN, stratum, theta, witness=witness, mechanism=mechanism,
+                    details=MappingProxyType(details))
+
+
+def _decide(theta: Shallow, *, timeout, seed, progress, count_orbits) -> Decision:
+    n, m, k = theta.n, theta.m, theta.k
+    if n == 0:
+        return Decision(Verdict.NO_HIDDEN, "empty", theta)
+    # 1. dead outputs (Lemma 10): change the row of a neuron whose output is zero
+    for i in range(n):
+        if not any(theta.out(i)):
+            row = theta.row(i)
+            new = tuple(-x for x in row) if any(row) else (Fraction(1),) + (Fraction(0),) * m
+            return _hidden(theta, "dead-output", _replace_neuron(theta, i, row=new), "dead-output",
+                           neuron=i, note="m_i = 0, so (a_i, b_i) is free")
+    # 2. constant neurons (Lemma 11(2)): move the bias and compensate in c
+    for i in range(n):
+        if not any(theta.A[i]):
+            b = theta.b[i]
+            mi = theta.out(i)
+            if b > 0:
+                nb, c = b + 1, tuple(cj - x for cj, x in zip(theta.c, mi))
+            else:
+                nb, c = b - 1, theta.c
+            return _hidden(theta, "constant-neuron",
+                           _replace_neuron(theta, i, row=theta.A[i] + (nb,), c=c), "constant-neuron",
+                           neuron=i, note="a_i = 0: m_i σ(b_i) is a constant absorbed by c")
+    classes = _classes(theta)
+    # 3. positively proportional rows (Lemma 11(1)): move all output weight onto one of them
+    for r, members in classes.items():
+        pos = [(i, lam) for i, lam in members if lam > 0]
+        neg = [(i, lam) for i, lam in members if lam < 0]
+        for group in (pos, neg):
+            if len(group) >= 2:
+                (i, li), (j, lj) = group[0], group[1]
+                ratio = lj / li          # (a_j, b_j) = ratio·(a_i, b_i), ratio > 0
+                new_i = tuple(x + ratio * y for x, y in zip(theta.out(i), theta.out(j)))
+                w = _replace_neuron(theta, i, out=new_i)
+                w = _replace_neuron(w, j, out=(Fraction(0),) * k)
+                return _hidden(theta, "proportional", w, "merge-proportional", neurons=(i, j),
+                               ratio=ratio, note="m_i σ(z) + m_j σ(λz) = (m_i + λ m_j) σ(z)")
+    fd = function_data(theta)
+    # 4. cancelling classes: the class computes an affine map; shift its hyperplane
+    for r, members in classes.items():
+        if r not in fd.kinks:  # K_r = 0 with ≥ 1 neuron of nonzero output on it (so ≥ 2 neurons)
+            w_neg = [Fraction(0)] * k
+            for i, lam in members:
+                if lam < 0:
+                    for j in range(k):
+                        w_neg[j] += abs(lam) * theta.out(i)[j]
+            wit = theta
+            for i, lam in members:
+                row = theta.row(i)
+                wit = _replace_neuron(wit, i, row=row[:-1] + (row[-1] + lam,))
+            # class moved from b_r to b_r + 1; its affine part −w_neg (a_r x + b_r) changes by −w_neg
+            wit = Shallow(wit.M, wit.A, wit.b, tuple(cj + x for cj, x in zip(theta.c, w_neg)), m)
+            return _hidden(theta, "cancelling-pair", wit, "shift-cancelling-pair",
+                           neurons=tuple(i for i, _ in members),
+                           note="the class computes an affine map, so its hyperplane can move")
+    pairs = {r: members for r, members in classes.items() if len(members) == 2}
+    if pairs:
+        return _decide_pairs(theta, fd, classes, pairs, timeout=timeout, seed=seed)
+    return _decide_generic(theta, timeout=timeout, seed=seed, progress=progress, count_orbits=count_orbits)
+
+
+def _decide_generic(theta, *, timeout, seed, progress, count_orbits) -> Decision:
+    from reluid.analysis.shallow.flipsets import count_flip_sets, find_flip_set
+
+    res = find_flip_set(theta, timeout=timeout, progress=progress)
+    if res.status == "found":
+        F = sorted(res.flip_set)
+        A, b = list(theta.A), list(theta.b)
+        c = list(theta.c)
+        for i in F:
+            A[i] = tuple(-x for x in A[i])
+            b[i] = -b[i]
+            for j in range(theta.k):
+                c[j] += theta.M[j][i] * theta.b[i]
+        wit = Shallow(theta.M, tuple(A), tuple(b), tuple(c), theta.m)
+        orbits = None
+        if count_orbits:
+            orbits = count_flip_sets(theta, timeout=min(timeout or 10.0, 10.0))
+        return Decision(Verdict.HIDDEN, "generic", theta, witness=wit, mechanism="flip-set",
+                        details=MappingProxyType({"flip_set": tuple(F),
+                                                  "note": "Σ_{i∈F} m_i a_iᵀ = 0; flip the rows in F, "
+                                                          "c′ = c + Σ_{i∈F} m_i b_i"}),
+                        flip=res, fibre_orbits=orbits)
+    if res.status == "none":
+        return Decision(Verdict.NO_HIDDEN, "generic", theta, flip=res, fibre_orbits=1)
+    return Decision(Verdict.UNKNOWN, "generic", theta, flip=res,
+                    reason=f"flip-set search gave no answer: {res.reason}")
+
+
+def _decide_pairs(theta, fd, classes, pairs, *, timeout, seed) -> Decision:
+    from reluid.smt.patterns import PAIR, SINGLE_NEG, SINGLE_POS, PatternProblem, search_other_pattern
+    from reluid.smt.solver import SolverConfig
+
+    m, k, n = theta.m, theta.k, theta.n
+    pair_rows = sorted(pairs)
+    dirs = [r[:m] for r in pair_rows]
+    if _rank(dirs) < len(dirs):
+        coef = _kernel_vector(dirs)   # Σ c_r a_r = 0: shift every pair's w₋ by c_r·e_1
+        wit = theta
+        c = list(theta.c)
+        for r, cr in zip(pair_rows, coef):
+            if not cr:
+                continue
+            (i, li), (j, lj) = sorted(pairs[r], key=lambda t: t[1] > 0)  # i negative orientation
+            # w₊σ(z) + w₋σ(−z): changing w₋ by δ and w₊ by −δ changes the function by −δ(a_r x + b_r)
+            delta = [Fraction(0)] * k
+            delta[0] = cr
+            oi, oj = theta.out(i), theta.out(j)
+            wit = _replace_neuron(wit, i, out=tuple(x + dl / abs(li) for x, dl in zip(oi, delta)))
+            wit = _replace_neuron(wit, j, out=tuple(x - dl / abs(lj) for x, dl in zip(oj, delta)))
+            c[0] += cr * r[m]
+        wit = Shallow(wit.M, wit.A, wit.b, tuple(c), m)
+        return _hidden(theta, "dependent-pairs", wit, "dependent-pairs",
+                       classes=len(pair_rows), note="Σ c_r a_r = 0 over the pair directions: the "
+                                                    "linear terms −w₋ a_rᵀ of the pairs can trade off")
+    rows = tuple(sorted(fd.kinks))
+    own = []
+    for r in rows:
+        members = classes[r]
+        own.append(PAIR if len(members) == 2 else (SINGLE_POS if members[0][1] > 0 else SINGLE_NEG))
+    problem = PatternProblem(m, k, n, rows, tuple(fd.kinks[r] for r in rows), fd.linear, tuple(own))
+    config = SolverConfig(seed=seed, timeout_ms=int((timeout or 600) * 1000))
+    status, model, why = search_other_pattern(problem, config)
+    info = {"status": status, "solver": config.describe(), "classes": len(rows), "pairs": problem.n_pairs}
+    if status == "unsat":
+        return Decision(Verdict.NO_HIDDEN, "opposite-pairs", theta, pattern=MappingProxyType(info))
+    if status == "sat":
+        wit = _build_from_pattern(problem, model, fd)
+        eq = equivalent(theta, wit)
+        if eq.equal and not eq.same_orbit:
+            return Decision(Verdict.HIDDEN, "opposite-pairs", theta, witness=wit, mechanism="pattern",
+                            details=MappingProxyType({"choice": tuple(model.choice), "extra_pairs": len(model.extra),
+                                                      "dead": model.dead}),
+                            pattern=MappingProxyType(info))
+        why = "z3 candidate failed exact re-verification"
+    return Decision(Verdict.UNKNOWN, "opposite-pairs", theta, pattern=MappingProxyType(info),
+                    reason=f"pattern search: {status} ({why})")
+
+
+def _build_from_pattern(problem, model, fd) -> Shallow:
+    """Rebuild θ′ from a pattern (see :mod:`reluid.smt.patterns`)."""
+    from reluid.smt.patterns import PAIR, SINGLE_NEG
+
+    m, k = problem.m, problem.k
+    zero = Fraction(0)
+    neurons = []          # (row, out)
+    c = list(fd.constant)
+    for r, K, ch, w in zip(problem.rows, problem.kinks, model.choice, model.pair_weights):
+        neg = tuple(-x for x in r)
+        if ch == PAIR:
+            neurons.append((r, tuple(x - y for x, y in zip(K, w))))
+            neurons.append((neg, w))
+            for j in range(k):
+                c[j] += w[j] * r[m]
+        elif ch == SINGLE_NEG:
+            neurons.append((neg, K))
+            for j in range(k):
+                c[j] += K[j] * r[m]
+        else:
+            neurons.append((r, K))
+    taken = set(problem.rows)
+    for W, H in model.extra:
+        beta = Fraction(1)
+        while H and (tuple(H) + (beta,)) in taken:
+            beta += 1
+        row = tuple(H) + (beta,)
+        neurons.append((row, W))
+        neurons.append((tuple(-x for x in row), tuple(-x for x in W)))
+        for j in range(k):          # W σ(h) − W σ(−h) = W (H·x + β): constant W β
+            c[j] -= W[j] * beta
+    for _ in range(model.dead):
+        neurons.append(((Fraction(1),) + (zero,) * m, (zero,) * k))
+    M = tuple(tuple(o[j] for _, o in neurons) for j in range(k))
+    return Shallow(M, tuple(rw[:m] for rw, _ in neurons), tuple(rw[m] for rw, _ in neurons), tuple(c), m)

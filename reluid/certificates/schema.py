@@ -1,0 +1,311 @@
+"""The ``reluid.certificate/1`` format.
+
+A certificate records a verdict about one network and the claims behind it.
+It is plain JSON in which every number is an integer or a lowest-terms
+``"p/q"`` string; JSON floats are rejected on reading (see
+``../shared/docs/certificates.md``).  This module uses the standard library
+and :mod:`reluid.model` only, because the independent checker reads it.
+
+Layout::
+
+    {"format": "reluid.certificate/1",
+     "verdict": "no-hidden-symmetries" | "hidden-symmetry" | "unknown",
+     "reason": "...",                       # unknown only
+     "network": {"sha256": "...", "architecture": [m, n, k], "embedded": {reluid.network/1}},
+     "claims": [{"id", "kind", "statement", "reference", "trust", "role",
+                 "evidence": {...}, "solver": {...} | null}, ...],
+     "witness": {"mechanism": "...", "network": {reluid.network/1}, "details": {...}} | null,
+     "producer": {"reluid": "...", ...}}     # informational; never makes a claim true
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from reluid.errors import CertificateError, InvalidNetwork, ReluidError
+from reluid.model.network import Layer, Network
+from reluid.model.rational import format_rational, parse_rational
+
+__all__ = ["FORMAT", "Verdict", "Trust", "Claim", "Witness", "Certificate", "to_json", "from_json",
+           "read_certificate", "write_certificate", "freeze", "thaw", "network_from_dict", "q", "qs"]
+
+FORMAT = "reluid.certificate/1"
+MAX_CERTIFICATE_BYTES = 1 << 30
+
+
+class Verdict(str, enum.Enum):
+    """The three honest answers (plus exit codes 0 / 1 / 3)."""
+
+    NO_HIDDEN = "no-hidden-symmetries"
+    HIDDEN = "hidden-symmetry"
+    UNKNOWN = "unknown"
+
+    @property
+    def exit_code(self) -> int:
+        return {"no-hidden-symmetries": 0, "hidden-symmetry": 1, "unknown": 3}[self.value]
+
+
+class Trust(str, enum.Enum):
+    """How a claim is justified."""
+
+    CHECKED = "checked"      # re-verified by exact arithmetic in the checker
+    SOLVER = "solver"        # rests on a solver's answer (e.g. z3 unsat), not re-checkable
+
+
+def freeze(obj):
+    """Deep-freeze JSON-shaped data: dicts become read-only mappings, lists tuples."""
+    if isinstance(obj, Mapping):
+        return MappingProxyType({k: freeze(v) for k, v in obj.items()})
+    if isinstance(obj, (list, tuple)):
+        return tuple(freeze(v) for v in obj)
+    if isinstance(obj, Fraction):
+        return format_rational(obj)
+    if isinstance(obj, float):
+        raise CertificateError(f"float {obj!r} in certificate data; use an integer or 'p/q' string")
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    return obj
+
+
+def thaw(obj):
+    """Inverse of :func:`freeze`, for JSON encoding."""
+    if isinstance(obj, Mapping):
+        return {k: thaw(v) for k, v in obj.items()}
+    if isinstance(obj, tuple):
+        return [thaw(v) for v in obj]
+    return obj
+
+
+def q(x) -> Fraction:
+    """Read one certificate number (int or ``"p/q"``), rejecting anything else."""
+    if isinstance(x, bool):
+        raise CertificateError(f"boolean where a number was expected: {x!r}")
+    if isinstance(x, int):
+        return Fraction(x)
+    if isinstance(x, str):
+        try:
+            v = parse_rational(x)
+        except ReluidError:
+            raise CertificateError(f"not a rational: {x!r}") from None
+        if "/" in x and f"{v.numerator}/{v.denominator}" != x.replace(" ", ""):
+            raise CertificateError(f"rational not in lowest terms: {x!r}")
+        return v
+    raise CertificateError(f"expected an integer or 'p/q' string, got {type(x).__name__} {x!r}")
+
+
+def qs(xs) -> tuple[Fraction, ...]:
+    if not isinstance(xs, (list, tuple)):
+        raise CertificateError(f"expected a list of numbers, got {type(xs).__name__}")
+    return tuple(q(x) for x in xs)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One statement with its evidence.
+
+    ``role`` is ``"verdict"`` for claims the verdict rests on and
+    ``"information"`` for side facts (e.g. whether the paper's sufficient
+    condition holds).
+    """
+
+    id: str
+    kind: str
+    statement: str
+    reference: str
+    evidence: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    trust: Trust = Trust.CHECKED
+    role: str = "verdict"
+    solver: Mapping[str, Any] | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "evidence", freeze(self.evidence))
+        object.__setattr__(self, "trust", Trust(self.trust))
+        if self.solver is not None:
+            object.__setattr__(self, "solver", freeze(self.solver))
+        if self.role not in ("verdict", "information"):
+            raise CertificateError(f"claim {self.id}: role must be 'verdict' or 'information'")
+        if self.trust is Trust.SOLVER and not self.solver:
+            raise CertificateError(f"claim {self.id} rests on a solver but names none")
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "kind": self.kind, "statement": self.statement,
+                "reference": self.reference, "trust": self.trust.value, "role": self.role,
+                "evidence": thaw(self.evidence), "solver": thaw(self.solver)}
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    """A network θ′ with the same function as θ outside its orbit, and how it arose."""
+
+    mechanism: str
+    network: Network
+    details: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self):
+        object.__setattr__(self, "details", freeze(self.details))
+
+    def to_dict(self) -> dict:
+        return {"mechanism": self.mechanism, "network": self.network.to_dict(),
+                "details": thaw(self.details)}
+
+
+@dataclass(frozen=True, slots=True)
+class Certificate:
+    """A verdict about one network with its claims; see module docstring."""
+
+    verdict: Verdict
+    network_sha256: str
+    architecture: tuple[int, ...]
+    claims: tuple[Claim, ...] = ()
+    network: Network | None = None
+    witness: Witness | None = None
+    reason: str | None = None
+    producer: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self):
+        object.__setattr__(self, "verdict", Verdict(self.verdict))
+        object.__setattr__(self, "architecture", tuple(self.architecture))
+        object.__setattr__(self, "claims", tuple(self.claims))
+        object.__setattr__(self, "producer", freeze(self.producer))
+        if self.verdict is Verdict.HIDDEN and self.witness is None:
+            raise CertificateError("a hidden-symmetry certificate needs a witness network")
+        if self.verdict is Verdict.UNKNOWN and not self.reason:
+            raise CertificateError("an unknown verdict needs a reason")
+
+    @property
+    def rests_on_solver(self) -> bool:
+        return any(c.trust is Trust.SOLVER and c.role == "verdict" for c in self.claims)
+
+    def to_dict(self) -> dict:
+        d = {"format": FORMAT, "verdict": self.verdict.value}
+        if self.reason:
+            d["reason"] = self.reason
+        d["network"] = {"sha256": self.network_sha256, "architecture": list(self.architecture)}
+        if self.network is not None:
+            d["network"]["embedded"] = self.network.to_dict()
+        d["claims"] = [c.to_dict() for c in self.claims]
+        d["witness"] = self.witness.to_dict() if self.witness else None
+        d["producer"] = thaw(self.producer)
+        return d
+
+
+_SCALAR_LIST = re.compile(r"\[\s+([^\[\]{}\"]*?(?:\"[^\"\[\]{}]*\"[^\[\]{}\"]*?)*)\s+\]")
+
+
+def to_json(cert: Certificate, indent: int | None = 1) -> str:
+    """Serialise; floats never appear (``freeze`` rejects them).
+
+    Lists of scalars are written on one line so that matrices stay readable.
+    """
+    text = json.dumps(cert.to_dict(), indent=indent, ensure_ascii=False)
+    if indent is not None:
+        text = _SCALAR_LIST.sub(lambda mt: "[" + re.sub(r",\s+", ", ", mt.group(1)) + "]", text)
+    return text + "\n"
+
+
+def _reject_float(text):
+    raise CertificateError(f"JSON float {text} in certificate; numbers must be integers or 'p/q' strings")
+
+
+def _reject_constant(text):
+    raise CertificateError(f"JSON constant {text} in certificate")
+
+
+def _need(d, key, typ, where):
+    if not isinstance(d, dict) or key not in d:
+        raise CertificateError(f"{where}: missing field {key!r}")
+    v = d[key]
+    if not isinstance(v, typ) or isinstance(v, bool) and typ is not bool:
+        raise CertificateError(f"{where}: field {key!r} has the wrong type ({type(v).__name__})")
+    return v
+
+
+def network_from_dict(d, where="network") -> Network:
+    """Strict reader for an embedded ``reluid.network/1`` object (ints and "p/q" only)."""
+    if not isinstance(d, dict) or d.get("format") != "reluid.network/1":
+        raise CertificateError(f"{where}: not a reluid.network/1 object")
+    layers = _need(d, "layers", list, where)
+    built = []
+    try:
+        for i, L in enumerate(layers):
+            W = _need(L, "weight", list, f"{where}.layers[{i}]")
+            b = _need(L, "bias", list, f"{where}.layers[{i}]")
+            Wq = tuple(qs(r) for r in W)
+            n_in = len(Wq[0]) if Wq else L.get("inputs", built[-1].n_out if built else None)
+            built.append(Layer.from_lists(Wq, qs(b), n_in=built[-1].n_out if built else n_in, index=i))
+        return Network(tuple(built), name=d.get("name"), description=d.get("description"))
+    except InvalidNetwork as e:
+        raise CertificateError(f"{where}: {e}") from None
+
+
+def from_json(text: str | bytes) -> Certificate:
+    """Parse a certificate strictly (no floats, exact rationals, known verdicts)."""
+    try:
+        d = json.loads(text, parse_float=_reject_float, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise CertificateError(f"not valid JSON ({e.msg} at line {e.lineno})") from None
+    if not isinstance(d, dict) or d.get("format") != FORMAT:
+        raise CertificateError(f"not a {FORMAT} certificate (format field is {d.get('format') if isinstance(d, dict) else None!r})")
+    try:
+        verdict = Verdict(_need(d, "verdict", str, "certificate"))
+    except ValueError:
+        raise CertificateError(f"unknown verdict {d.get('verdict')!r}") from None
+    net_d = _need(d, "network", dict, "certificate")
+    sha = _need(net_d, "sha256", str, "network")
+    arch = _need(net_d, "architecture", list, "network")
+    if not all(isinstance(a, int) and not isinstance(a, bool) and a >= 0 for a in arch):
+        raise CertificateError("network.architecture must be a list of non-negative integers")
+    embedded = network_from_dict(net_d["embedded"], "network.embedded") if "embedded" in net_d else None
+    claims = []
+    for i, c in enumerate(_need(d, "claims", list, "certificate")):
+        where = f"claims[{i}]"
+        try:
+            trust = Trust(_need(c, "trust", str, where))
+        except ValueError:
+            raise CertificateError(f"{where}: unknown trust {c.get('trust')!r}") from None
+        solver = c.get("solver")
+        if solver is not None and not isinstance(solver, dict):
+            raise CertificateError(f"{where}: solver must be an object or null")
+        claims.append(Claim(id=_need(c, "id", str, where), kind=_need(c, "kind", str, where),
+                            statement=_need(c, "statement", str, where),
+                            reference=_need(c, "reference", str, where),
+                            evidence=_need(c, "evidence", dict, where), trust=trust,
+                            role=_need(c, "role", str, where), solver=solver))
+    w = d.get("witness")
+    witness = None
+    if w is not None:
+        witness = Witness(mechanism=_need(w, "mechanism", str, "witness"),
+                          network=network_from_dict(_need(w, "network", dict, "witness"), "witness.network"),
+                          details=w.get("details") or {})
+    producer = d.get("producer") or {}
+    if not isinstance(producer, dict):
+        raise CertificateError("producer must be an object")
+    return Certificate(verdict=verdict, network_sha256=sha, architecture=tuple(arch), claims=tuple(claims),
+                       network=embedded, witness=witness, reason=d.get("reason"), producer=producer)
+
+
+def read_certificate(path) -> Certificate:
+    """Read and parse a certificate file; errors name the file."""
+    import os
+    try:
+        if os.path.getsize(path) > MAX_CERTIFICATE_BYTES:
+            raise CertificateError("certificate file larger than 1 GiB", str(path))
+        with open(path, "rb") as fh:
+            text = fh.read()
+    except OSError as e:
+        raise CertificateError(f"cannot read certificate ({e.strerror or e})", str(path)) from None
+    try:
+        return from_json(text)
+    except CertificateError as e:
+        raise CertificateError(e.message, str(path)) from None
+
+
+def write_certificate(cert: Certificate, path) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(to_json(cert))

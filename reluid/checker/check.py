@@ -1,0 +1,129 @@
+"""``reluid check``: re-verify a certificate without z3 or the search code.
+
+The checker re-derives the problem from the network (given separately or
+embedded), confirms the hash and architecture, re-verifies every claim with
+its registered verifier, checks that the claims present actually support the
+verdict, and re-verifies the witness network of a hidden symmetry exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reluid.certificates.schema import Certificate, Trust, Verdict
+from reluid.checker import deep as _deep  # noqa: F401  (registers verifiers)
+from reluid.checker import flipsets as _flipsets  # noqa: F401
+from reluid.checker import shallow as _shallow
+from reluid.checker.registry import VERIFIERS, Context
+from reluid.errors import CheckFailed, ReluidError
+from reluid.model.network import Network
+
+__all__ = ["ClaimCheck", "CheckReport", "check_certificate", "SHALLOW_SUPPORT"]
+
+# sets of verdict-claim kinds that together establish "no hidden symmetries" for a shallow network
+SHALLOW_SUPPORT = (
+    frozenset({"empty"}),
+    frozenset({"generic-stratum", "no-flip-set"}),
+    frozenset({"essential-stratum", "pattern-search"}),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimCheck:
+    id: str
+    kind: str
+    status: str          # "verified" | "rests-on-solver" | "information" | "failed"
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    valid: bool
+    verdict: Verdict
+    claims: tuple[ClaimCheck, ...]
+    reason: str = ""
+    rests_on_solver: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.valid else 1
+
+    def render(self) -> str:
+        lines = [f"{'VALID' if self.valid else 'REJECTED'}: verdict {self.verdict.value}"
+                 + (" (rests on the solver)" if self.valid and self.rests_on_solver else "")]
+        for c in self.claims:
+            lines.append(f"  [{c.status}] {c.id} ({c.kind}): {c.message}")
+        if self.reason:
+            lines.append(f"  reason: {self.reason}")
+        return "\n".join(lines)
+
+
+def _reject(cert, checks, reason) -> CheckReport:
+    return CheckReport(False, cert.verdict, tuple(checks), reason)
+
+
+def check_certificate(cert: Certificate, network: Network | None = None) -> CheckReport:
+    """Re-verify ``cert`` against ``network`` (or the embedded copy)."""
+    checks: list[ClaimCheck] = []
+    net = network if network is not None else cert.network
+    if net is None:
+        return _reject(cert, checks, "no network: pass --network or embed it in the certificate")
+    if net.sha256() != cert.network_sha256:
+        return _reject(cert, checks, "the network's SHA-256 does not match the certificate")
+    if tuple(net.architecture) != tuple(cert.architecture):
+        return _reject(cert, checks, f"architecture {net.architecture} does not match {cert.architecture}")
+    if network is not None and cert.network is not None and cert.network != network:
+        return _reject(cert, checks, "the embedded network differs from the one given")
+    ids = [c.id for c in cert.claims]
+    if len(set(ids)) != len(ids):
+        return _reject(cert, checks, "duplicate claim ids")
+    solver_used = False
+    verified_kinds = set()
+    for claim in cert.claims:
+        verifier = VERIFIERS.get(claim.kind)
+        if verifier is None:
+            if claim.role == "verdict":
+                checks.append(ClaimCheck(claim.id, claim.kind, "failed", "no verifier for this claim kind"))
+                return _reject(cert, checks, f"claim {claim.id}: unknown kind {claim.kind!r}")
+            checks.append(ClaimCheck(claim.id, claim.kind, "information", "not re-verified (unknown kind)"))
+            continue
+        try:
+            msg = verifier(claim.evidence, Context(net, claim.id))
+        except CheckFailed as e:
+            checks.append(ClaimCheck(claim.id, claim.kind, "failed", e.reason))
+            return _reject(cert, checks, f"claim {claim.id} ({claim.kind}) failed: {e.reason}")
+        except (ReluidError, KeyError, TypeError, ValueError, IndexError, ZeroDivisionError, AttributeError) as e:
+            checks.append(ClaimCheck(claim.id, claim.kind, "failed", f"malformed evidence ({type(e).__name__}: {e})"))
+            return _reject(cert, checks, f"claim {claim.id} ({claim.kind}) has malformed evidence")
+        if claim.trust is Trust.SOLVER:
+            solver_used = solver_used or claim.role == "verdict"
+            s = claim.solver or {}
+            msg = f"{msg}; rests on {s.get('name', 'solver')} {s.get('version', '')} (seed {s.get('seed')})"
+            status = "rests-on-solver"
+        else:
+            status = "verified" if claim.role == "verdict" else "information"
+        checks.append(ClaimCheck(claim.id, claim.kind, status, msg))
+        if claim.role == "verdict":
+            verified_kinds.add(claim.kind)
+    verdict = cert.verdict
+    if verdict is Verdict.HIDDEN:
+        if cert.witness is None:
+            return _reject(cert, checks, "hidden-symmetry verdict without a witness")
+        if net.is_shallow:
+            if "witness" not in verified_kinds:
+                return _reject(cert, checks, "hidden-symmetry verdict without a witness claim")
+            try:
+                msg = _shallow.verify_shallow_witness(net.shallow(), cert.witness.network.shallow())
+            except (ValueError, ReluidError) as e:
+                checks.append(ClaimCheck("witness", "witness", "failed", str(e)))
+                return _reject(cert, checks, f"witness rejected: {e}")
+            checks.append(ClaimCheck("witness-network", "witness", "verified", msg))
+        elif not any(k.startswith("deep-") for k in verified_kinds):
+            return _reject(cert, checks, "deep hidden-symmetry verdict without a verified mechanism claim")
+    elif verdict is Verdict.NO_HIDDEN:
+        if not net.is_shallow:
+            return _reject(cert, checks, "reluid never certifies the absence of hidden symmetries of a deep network")
+        if not any(req <= verified_kinds for req in SHALLOW_SUPPORT):
+            return _reject(cert, checks, "the claims present do not establish the verdict "
+                                         f"(verified kinds: {sorted(verified_kinds)})")
+    return CheckReport(True, verdict, tuple(checks), cert.reason or "", solver_used)

@@ -1,0 +1,84 @@
+"""``reluid audit PATH...``: certify many networks and write CI reports."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from reluid.cli.common import write_text
+from reluid.errors import InvalidNetwork, NotShallow
+
+NAME = "audit"
+HELP = "certify every network under the given files/folders; write JUnit/Markdown/HTML reports"
+DESCRIPTION = ("Certify many networks. One JUnit test case per network (failure = hidden symmetry, "
+               "error = invalid input, skipped = unknown). Exit code = worst outcome, in the order "
+               "invalid input (4) > hidden symmetry (1) > unknown (3) > no hidden symmetries (0).")
+
+SUFFIXES = (".json", ".npz", ".onnx", ".safetensors")
+SEVERITY = {0: 0, 3: 1, 1: 2, 4: 3}
+
+
+def add_arguments(p) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--junit", metavar="FILE")
+    p.add_argument("--markdown", metavar="FILE")
+    p.add_argument("--html", metavar="DIR", help="one HTML report per network")
+    p.add_argument("--certificates", metavar="DIR", help="one certificate per network")
+    p.add_argument("--reports", metavar="DIR", help="one Markdown proof-like report per network")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="per network (default 60)")
+    p.add_argument("--seed", type=int, default=0)
+
+
+def collect(paths):
+    """Network files under ``paths`` (folders are searched recursively, sorted)."""
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs.sort()
+                out += [os.path.join(root, f) for f in sorted(files) if f.endswith(SUFFIXES)]
+        else:
+            out.append(p)
+    return out
+
+
+def _stem(path: str) -> str:
+    return os.path.basename(path).replace(".", "_")
+
+
+def run(args, stdout, stderr) -> int:
+    from reluid.api import certify
+    from reluid.certificates.schema import to_json
+    from reluid.cli.cmd_certify import summary_line
+    from reluid.io import load
+    from reluid.report import AuditEntry, generate_junit, generate_summary_markdown
+    from reluid.report.render import generate_html, generate_markdown
+
+    entries = []
+    for path in collect(args.paths):
+        t0 = time.perf_counter()
+        try:
+            net = load(path)
+            cert = certify(net, timeout=args.timeout, seed=args.seed)
+        except (InvalidNetwork, NotShallow) as e:
+            entries.append(AuditEntry(path, "invalid-input", " ".join(str(e).split()), time.perf_counter() - t0))
+            print(f"{path}: invalid-input: {entries[-1].message}", file=stdout)
+            continue
+        entry = AuditEntry(path, cert.verdict.value, summary_line(cert), time.perf_counter() - t0,
+                           net.architecture, cert.rests_on_solver)
+        entries.append(entry)
+        print(f"{path}: {entry.message}", file=stdout)
+        if args.certificates:
+            write_text(os.path.join(args.certificates, _stem(path) + ".cert.json"), to_json(cert))
+        if args.reports:
+            write_text(os.path.join(args.reports, _stem(path) + ".md"), generate_markdown(cert, net, path))
+        if args.html:
+            write_text(os.path.join(args.html, _stem(path) + ".html"), generate_html(cert, net, path))
+    if args.junit:
+        write_text(args.junit, generate_junit(entries))
+    if args.markdown:
+        write_text(args.markdown, generate_summary_markdown(entries))
+    if not entries:
+        print("reluid audit: no network files found", file=stderr)
+        return 4
+    return max((e.exit_code for e in entries), key=SEVERITY.__getitem__)

@@ -1,0 +1,61 @@
+"""``reluid certify NET``: decide hidden symmetries and emit a certificate."""
+
+from __future__ import annotations
+
+import argparse
+
+from reluid.cli.common import load_network, write_text
+
+NAME = "certify"
+HELP = "decide whether a network has hidden symmetries; write a certificate"
+DESCRIPTION = ("Decide whether NET has hidden symmetries. Exit codes: 0 no hidden symmetries, "
+               "1 hidden symmetry, 3 unknown, 4 invalid input, 2 usage.")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("network", metavar="NET", help="network file (.json, .npz, .onnx, .safetensors)")
+    p.add_argument("-o", "--output", metavar="CERT.json", help="write the certificate here")
+    p.add_argument("--format", choices=["text", "md", "html", "json", "junit"], default="text",
+                   help="report format on stdout (default: text)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="time budget in seconds (default 60)")
+    p.add_argument("--seed", type=int, default=0, help="seed for solvers and sampling (default 0)")
+    p.add_argument("--progress", action="store_true", help="show progress bars")
+    p.add_argument("--embed", action=argparse.BooleanOptionalAction, default=None,
+                   help="embed the network in the certificate (default: when it has ≤ 20 000 parameters)")
+
+
+def run(args, stdout, stderr) -> int:
+    from reluid.api import certify
+    from reluid.certificates.schema import to_json
+    from reluid.report import AuditEntry, generate_junit
+    from reluid.report.render import RENDERERS
+
+    if args.timeout <= 0:
+        print("reluid certify: error: --timeout must be positive", file=stderr)
+        return 2
+    net = load_network(args.network)
+    cert = certify(net, timeout=args.timeout, seed=args.seed, embed=args.embed, progress=args.progress)
+    if args.output:
+        write_text(args.output, to_json(cert))
+    if args.format == "junit":
+        entry = AuditEntry(args.network, cert.verdict.value, summary_line(cert), architecture=net.architecture,
+                           rests_on_solver=cert.rests_on_solver)
+        stdout.write(generate_junit([entry]))
+    else:
+        stdout.write(RENDERERS[args.format](cert, net, None))
+    return cert.verdict.exit_code
+
+
+def summary_line(cert) -> str:
+    """One line: verdict, mechanism or evidence, solver label."""
+    s = cert.verdict.value
+    if cert.witness is not None:
+        s += f" (mechanism: {cert.witness.mechanism})"
+    methods = [c.evidence.get("method") for c in cert.claims if c.kind == "no-flip-set"]
+    if methods:
+        s += f" (no flip set: {methods[0]} certificate)"
+    if cert.rests_on_solver:
+        s += " [rests on z3]"
+    if cert.reason:
+        s += f": {cert.reason}"
+    return s

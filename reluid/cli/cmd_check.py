@@ -1,0 +1,26 @@
+"""``reluid check CERT``: re-verify a certificate independently."""
+
+from __future__ import annotations
+
+NAME = "check"
+HELP = "re-verify a certificate without z3 or the search code"
+DESCRIPTION = "Re-verify CERT exactly. Exit codes: 0 valid, 1 rejected, 4 invalid input."
+
+
+def add_arguments(p) -> None:
+    p.add_argument("certificate", metavar="CERT.json")
+    p.add_argument("--network", metavar="NET", help="the network (default: the copy embedded in CERT)")
+
+
+def run(args, stdout, stderr) -> int:
+    from reluid.certificates.schema import read_certificate
+    from reluid.checker.check import check_certificate
+
+    cert = read_certificate(args.certificate)
+    net = None
+    if args.network:
+        from reluid.io import load
+        net = load(args.network)
+    report = check_certificate(cert, net)
+    print(report.render(), file=stdout)
+    return report.exit_code

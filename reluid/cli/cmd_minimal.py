@@ -1,0 +1,25 @@
+"""``reluid minimal NET``: print the minimal form (Ramakrishnan 2026, Definition 3)."""
+
+from __future__ import annotations
+
+from reluid.cli.common import load_network
+
+NAME = "minimal"
+HELP = "print the minimal form of a shallow network as reluid JSON"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("network", metavar="NET")
+
+
+def run(args, stdout, stderr) -> int:
+    from reluid.analysis.shallow.minimal import minimal_form
+    from reluid.io import generate_json
+
+    net = load_network(args.network)
+    mf = minimal_form(net)
+    out = mf.theta.to_network(name=f"{net.name or 'network'} (minimal form)",
+                              description=f"minimal form (Ramakrishnan 2026, Definition 3); "
+                                          f"0-factor rank {mf.zero_factor_rank}")
+    stdout.write(generate_json(out))
+    return 0

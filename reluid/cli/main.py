@@ -1,0 +1,92 @@
+"""``reluid`` command line.
+
+Each subcommand lives in its own module ``reluid.cli.cmd_<name>`` exposing
+``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args, stdout, stderr) -> int`` so tests can call handlers directly.
+
+Exit codes (everywhere): 0 certified / valid / equal, 1 hidden symmetry /
+rejected / different, 2 usage, 3 unknown, 4 invalid input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from reluid.errors import CertificateError, InvalidArgument, InvalidNetwork, NotShallow, ReluidError
+
+__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_HIDDEN", "EXIT_USAGE", "EXIT_UNKNOWN", "EXIT_INVALID"]
+
+EXIT_OK, EXIT_HIDDEN, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INVALID = 0, 1, 2, 3, 4
+
+COMMANDS = ("certify", "check", "equiv", "minimal", "stabilizer", "conditions", "audit", "prove",
+            "fundim", "survey")
+
+
+def _version() -> str:
+    from reluid import __version__
+    return __version__
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # usage errors exit 2 with one line
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _modules():
+    mods = []
+    for name in COMMANDS:
+        try:
+            mods.append(importlib.import_module(f"reluid.cli.cmd_{name}"))
+        except ModuleNotFoundError as e:
+            if e.name != f"reluid.cli.cmd_{name}":
+                raise
+    return mods
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="reluid", description="Exact verification of the symmetries of ReLU networks.")
+    p.add_argument("--version", action="version", version=f"reluid {_version()}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for mod in _modules():
+        sp = sub.add_parser(mod.NAME, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
+        mod.add_arguments(sp)
+        sp.set_defaults(_run=mod.run)
+    return p
+
+
+def main(argv=None, stdout=None, stderr=None) -> int:
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help(stdout)
+        return EXIT_USAGE
+    try:
+        return args._run(args, stdout, stderr)
+    except (InvalidNetwork, CertificateError) as e:
+        print(f"reluid {args.command}: error: {_one_line(e)}", file=stderr)
+        return EXIT_INVALID
+    except NotShallow as e:
+        print(f"reluid {args.command}: error: {_one_line(e)}", file=stderr)
+        return EXIT_INVALID
+    except InvalidArgument as e:
+        print(f"reluid {args.command}: error: {_one_line(e)}", file=stderr)
+        return EXIT_USAGE
+    except ReluidError as e:
+        print(f"reluid {args.command}: error: {_one_line(e)}", file=stderr)
+        return EXIT_UNKNOWN
+    except KeyboardInterrupt:
+        print(f"reluid {args.command}: interrupted", file=stderr)
+        return EXIT_UNKNOWN
+
+
+def _one_line(e: Exception) -> str:
+    return " ".join(str(e).split())
+
+
+def entry() -> None:  # console script
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""Proof-like reports of one certificate.
+
+A report reads like a short proof: the network, each claim with its paper
+reference and its evidence in mathematical notation, what rests on z3, and
+the conclusion; for a hidden symmetry the witness θ′ and the identity behind
+it (for a flip set F, Σ_{i∈F} m_i a_iᵀ = 0 with the numbers).  One structured
+list of sections feeds the text, Markdown and HTML renderers.
+"""
+
+from __future__ import annotations
+
+import html
+from fractions import Fraction
+
+from reluid.certificates.schema import Certificate, Trust, Verdict, to_json
+from reluid.model.network import Network
+
+__all__ = ["generate_text", "generate_markdown", "generate_html", "generate_json", "write_report", "fmt_q"]
+
+MAX_LISTED_NEURONS = 12
+INDEX_KEYS = ("flip_set", "neurons", "neuron")
+
+CONCLUSION = {
+    Verdict.NO_HIDDEN: "the fibre ρ⁻¹(ρ(θ)) equals the orbit H_n·θ: θ has no hidden symmetries.",
+    Verdict.HIDDEN: "θ′ lies in the fibre of θ but not in its H_n-orbit: θ has a hidden symmetry.",
+    Verdict.UNKNOWN: "no verdict could be established.",
+}
+
+
+def fmt_q(x) -> str:
+    x = Fraction(x)
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def _vec(v) -> str:
+    return "(" + ", ".join(fmt_q(x) for x in v) + ")"
+
+
+def _network_lines(net: Network) -> list[str]:
+    arch = net.architecture
+    lines = [f"Architecture {arch}: {net.depth} layer maps, {net.n_params} parameters."]
+    if net.is_shallow:
+        t = net.shallow()
+        lines[0] = f"θ = (M, A, b, c) ∈ Ω({t.m}, {t.n}, {t.k}), {net.n_params} parameters."
+        if t.n <= MAX_LISTED_NEURONS and t.m <= 8:
+            for i in range(t.n):
+                lines.append(f"neuron {i + 1}: m_{i + 1} = {_vec(t.out(i))}, a_{i + 1} = {_vec(t.A[i])}, "
+                             f"b_{i + 1} = {fmt_q(t.b[i])}")
+            lines.append(f"c = {_vec(t.c)}")
+    return lines
+
+
+def _evidence_lines(claim, net: Network) -> list[str]:
+    ev = claim.evidence
+    kind = claim.kind
+    out = []
+    if kind == "no-flip-set":
+        method = ev.get("method")
+        if method == "rank":
+            out.append(f"Evidence (rank): with p = {ev.get('p')}, the {len(ev.get('rows', ()))} selected rows of "
+                       "U = [vec(m_1 a_1ᵀ) … vec(m_n a_nᵀ)] form a square matrix that is nonsingular mod p; "
+                       "so the columns of U are linearly independent over Q and no nonempty 0/1 combination vanishes.")
+        elif method == "lattice":
+            out.append(f"Evidence (lattice): an LLL-reduced basis of ker U ∩ Zⁿ ({len(ev.get('basis', ()))} "
+                       "vectors), saturated (B·C = I) and complete (rank U mod p = n − r), whose Gram–Schmidt "
+                       "norms all exceed √n; every flip set would be a nonzero lattice vector of norm ≤ √n.")
+        else:
+            out.append(f"Evidence ({method}): " + ", ".join(f"{k} = {v}" for k, v in ev.items() if k != "method"))
+    elif kind == "flip-set" and net.is_shallow:
+        t = net.shallow()
+        F = [int(i) for i in ev.get("flip_set", ())]
+        terms = " + ".join(f"{_vec(t.out(i))}·{_vec(t.A[i])}ᵀ" for i in F)
+        out.append(f"Identity: Σ_{{i∈F}} m_i a_iᵀ = {terms} = 0.")
+    elif kind == "paper-condition" and ev.get("violation"):
+        out.append(f"Vanishing: β = {list(ev['violation']['beta'])}.")
+    if claim.trust is Trust.SOLVER:
+        s = claim.solver or {}
+        out.append(f"This claim rests on {s.get('name', 'the solver')} {s.get('version', '')} answering unsat "
+                   f"(seed {s.get('seed')}, timeout {s.get('timeout_ms')} ms); it is not independently re-checkable.")
+    return out
+
+
+def _sections(cert: Certificate, net: Network | None, title: str | None):
+    net = net if net is not None else cert.network
+    name = title or (net.name if net is not None and net.name else "network")
+    secs = [(f"reluid certificate: {name}",
+             [f"Verdict: {cert.verdict.value.upper()}" + (" (rests on z3)" if cert.rests_on_solver else ""),
+              f"Network SHA-256: {cert.network_sha256}"]
+             + ([f"Reason: {cert.reason}"] if cert.reason else []))]
+    if net is not None:
+        secs.append(("The network", _network_lines(net)))
+    claim_lines = []
+    for n_, c in enumerate(cert.claims, 1):
+        tag = {Trust.CHECKED: "checked exactly", Trust.SOLVER: "rests on the solver"}[c.trust]
+        role = "" if c.role == "verdict" else ", information only"
+        stmt = c.statement[0].upper() + c.statement[1:] if c.statement[:1].isascii() else c.statement
+        claim_lines.append(f"Claim {n_} ({c.kind}; {tag}{role}). {stmt}. "
+                           f"[{c.reference}]")
+        if net is not None:
+            claim_lines.extend(_evidence_lines(c, net))
+    if claim_lines:
+        secs.append(("Claims", claim_lines))
+    if cert.witness is not None:
+        w = cert.witness
+        lines = [f"Mechanism: {w.mechanism}."]
+        for k, v in w.details.items():
+            if k in INDEX_KEYS:  # stored 0-based, shown 1-based as in the papers
+                v = [i + 1 for i in v] if isinstance(v, (tuple, list)) else v + 1
+            lines.append(f"{k.replace('_', ' ')}: {v}")
+        lines.extend("θ′: " + s for s in _network_lines(w.network))
+        secs.append(("Witness", lines))
+    secs.append(("Conclusion", [CONCLUSION[cert.verdict]]))
+    return secs
+
+
+def generate_text(cert: Certificate, network: Network | None = None, title: str | None = None) -> str:
+    out = []
+    for t, lines in _sections(cert, network, title):
+        out += [t, "-" * len(t)] + lines + [""]
+    return "\n".join(out)
+
+
+def generate_markdown(cert: Certificate, network: Network | None = None, title: str | None = None) -> str:
+    out = []
+    for i, (t, lines) in enumerate(_sections(cert, network, title)):
+        out.append(("# " if i == 0 else "## ") + t)
+        out.append("")
+        out += [f"- {l}" if not l.startswith("Verdict") else f"**{l}**" for l in lines]
+        out.append("")
+    return "\n".join(out)
+
+
+def generate_html(cert: Certificate, network: Network | None = None, title: str | None = None) -> str:
+    body = []
+    secs = _sections(cert, network, title)
+    for i, (t, lines) in enumerate(secs):
+        body.append(f"<h{1 if i == 0 else 2}>{html.escape(t)}</h{1 if i == 0 else 2}>")
+        body.append("<ul>" + "".join(f"<li>{html.escape(l)}</li>" for l in lines) + "</ul>")
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
+            f"{html.escape(secs[0][0])}</title><style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}"
+            "li{margin:.3em 0}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def generate_json(cert: Certificate, network: Network | None = None, title: str | None = None) -> str:
+    return to_json(cert)
+
+
+RENDERERS = {"text": generate_text, "md": generate_markdown, "markdown": generate_markdown,
+             "html": generate_html, "json": generate_json}
+
+
+def write_report(cert: Certificate, path, fmt: str = "md", network: Network | None = None, title=None) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(RENDERERS[fmt](cert, network, title))

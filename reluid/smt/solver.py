@@ -1,0 +1,81 @@
+"""Making z3 solvers reproducibly and reading their answers honestly.
+
+* :func:`make_solver` is the one place solvers are created: fixed seeds and a
+  time limit, a fresh solver per query.
+* :func:`check` returns a :class:`SolverOutcome` whose status is ``"sat"``,
+  ``"unsat"`` or ``"unknown"`` (with z3's ``reason_unknown()``).  A ``sat`` is a
+  candidate only: callers evaluate the model exactly.  An ``unsat`` is labelled
+  as resting on z3 wherever it is used.
+* Rationals cross the boundary exactly: ``Fraction -> "n/d"`` numerals, and
+  model values come back through ``numerator_as_long()`` /
+  ``denominator_as_long()`` -- never through ``float``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import z3
+
+__all__ = ["SolverConfig", "SolverOutcome", "make_solver", "check", "rational_to_z3", "z3_to_rational",
+           "z3_version"]
+
+
+def z3_version() -> str:
+    return z3.get_version_string()
+
+
+@dataclass(frozen=True, slots=True)
+class SolverConfig:
+    """Seed and limits; recorded in every claim that rests on the solver."""
+
+    seed: int = 0
+    timeout_ms: int = 60_000
+    logic: str | None = None
+
+    def describe(self) -> dict:
+        return {"name": "z3", "version": z3_version(), "seed": self.seed, "timeout_ms": self.timeout_ms,
+                **({"logic": self.logic} if self.logic else {})}
+
+
+@dataclass(frozen=True, slots=True)
+class SolverOutcome:
+    status: str                      # "sat" | "unsat" | "unknown"
+    model: object = field(default=None, compare=False, repr=False)
+    reason: str | None = None
+    config: SolverConfig = SolverConfig()
+
+
+def make_solver(config: SolverConfig = SolverConfig()) -> "z3.Solver":
+    """A fresh solver with fixed seeds and a time limit."""
+    s = z3.SolverFor(config.logic) if config.logic else z3.Solver()
+    s.set("random_seed", config.seed)
+    s.set("timeout", int(config.timeout_ms))
+    return s
+
+
+def check(solver: "z3.Solver", config: SolverConfig = SolverConfig()) -> SolverOutcome:
+    """Run ``solver.check()`` and package the answer; ``unknown`` keeps its reason."""
+    r = solver.check()
+    if r == z3.sat:
+        return SolverOutcome("sat", solver.model(), None, config)
+    if r == z3.unsat:
+        return SolverOutcome("unsat", None, None, config)
+    return SolverOutcome("unknown", None, solver.reason_unknown(), config)
+
+
+def rational_to_z3(x: Fraction) -> "z3.ArithRef":
+    x = Fraction(x)
+    return z3.RealVal(f"{x.numerator}/{x.denominator}")
+
+
+def z3_to_rational(v) -> Fraction:
+    """Exact value of a z3 rational numeral (model value)."""
+    if z3.is_int_value(v):
+        return Fraction(v.as_long())
+    if z3.is_rational_value(v):
+        return Fraction(v.numerator_as_long(), v.denominator_as_long())
+    if z3.is_algebraic_value(v):
+        raise ValueError("z3 returned an irrational algebraic number; refusing to approximate it")
+    raise ValueError(f"not a z3 numeral: {v}")

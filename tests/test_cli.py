@@ -1,0 +1,112 @@
+"""The command line: exit codes, one-line errors, and the round trip certify → check."""
+
+import io
+import json
+import os
+
+import pytest
+
+from reluid.cli.main import main
+
+EX = os.path.join(os.path.dirname(__file__), "..", "examples", "networks")
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def ex(name):
+    return os.path.join(EX, name)
+
+
+def test_version_and_help(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and "reluid" in capsys.readouterr().out
+    for cmd in ("certify", "check", "equiv", "minimal", "stabilizer", "conditions", "audit"):
+        with pytest.raises(SystemExit) as e:
+            main([cmd, "--help"])
+        assert e.value.code == 0
+
+
+def test_certify_and_check_round_trip(tmp_path):
+    cert = tmp_path / "c.json"
+    code, out, _ = run("certify", ex("theta1.json"), "-o", str(cert))
+    assert code == 1 and "HIDDEN-SYMMETRY" in out and "Σ_{i∈F} m_i a_iᵀ" in out
+    code, out, _ = run("check", str(cert))
+    assert code == 0 and out.startswith("VALID")
+    code, out, _ = run("check", str(cert), "--network", ex("theta2.json"))
+    assert code == 1 and "REJECTED" in out
+    code, out, _ = run("certify", ex("generic_2_4_1.json"), "--format", "md")
+    assert code == 0 and out.startswith("# reluid certificate")
+    for fmt in ("html", "json", "junit", "text"):
+        code, out, _ = run("certify", ex("sum_two_kinks.json"), "--format", fmt)
+        assert code == 0 and out
+
+
+def test_equiv(tmp_path):
+    code, out, _ = run("equiv", ex("theta1.json"), ex("theta2.json"))
+    assert code == 0 and "different H_n-orbits" in out
+    code, out, _ = run("equiv", ex("theta1.json"), ex("theta1.json"))
+    assert code == 0 and "same H_n-orbit" in out
+    code, out, _ = run("equiv", ex("theta1.json"), ex("generic_2_4_1.json"))
+    assert code == 1 and "x = (" in out
+
+
+def test_minimal_and_stabilizer():
+    code, out, _ = run("minimal", ex("theta1.json"))
+    assert code == 0 and json.loads(out)["format"] == "reluid.network/1"
+    code, out, _ = run("stabilizer", ex("theta1.json"))
+    assert code == 0 and "trivial" in out
+
+
+def test_conditions():
+    code, out, _ = run("conditions", "--arch", "1,2,1")
+    assert code == 0 and "V4" in out
+    code, out, _ = run("conditions", "--at", ex("sum_two_kinks.json"))
+    assert code == 1 and "FAILS" in out
+
+
+@pytest.mark.parametrize("content, suffix", [
+    ("{not json", ".json"),
+    ('{"format": "other"}', ".json"),
+    ('{"format": "reluid.network/1", "layers": [{"weight": [[1, 2], [3]], "bias": [0, 0]}]}', ".json"),
+    ('{"format": "reluid.network/1", "layers": [{"weight": [[NaN]], "bias": [0]}]}', ".json"),
+    ("hello", ".txt"),
+    ("PK\x03\x04garbage", ".npz"),
+    ("garbage", ".onnx"),
+    ("garbage", ".safetensors"),
+])
+def test_bad_input_gives_one_line_and_exit_4(tmp_path, content, suffix):
+    p = tmp_path / f"bad{suffix}"
+    p.write_text(content)
+    for cmd in (["certify", str(p)], ["minimal", str(p)], ["equiv", str(p), str(p)], ["audit", str(p)]):
+        code, out, err = run(*cmd)
+        if cmd[0] == "audit":
+            assert code == 4 and "invalid-input" in out
+            continue
+        assert code == 4, (cmd, err)
+        assert err.count("\n") == 1 and "bad" in err and "Traceback" not in err
+
+
+def test_missing_file_and_bad_certificate(tmp_path):
+    code, _, err = run("certify", str(tmp_path / "nope.json"))
+    assert code == 4 and err.count("\n") == 1
+    p = tmp_path / "c.json"
+    p.write_text('{"format": "reluid.certificate/1", "verdict": 0.5}')
+    code, _, err = run("check", str(p))
+    assert code == 4 and err.count("\n") == 1
+
+
+def test_audit_reports(tmp_path):
+    junit, md = tmp_path / "j.xml", tmp_path / "s.md"
+    code, out, _ = run("audit", EX, "--junit", str(junit), "--markdown", str(md),
+                       "--certificates", str(tmp_path / "certs"), "--html", str(tmp_path / "html"))
+    assert code == 1   # theta1 has a hidden symmetry; no invalid inputs among the examples
+    x = junit.read_text()
+    assert "<testsuite" in x and "<failure" in x
+    assert "| network |" in md.read_text()
+    certs = os.listdir(tmp_path / "certs")
+    assert certs and all(run("check", str(tmp_path / "certs" / c))[0] == 0 for c in certs)
