@@ -225,3 +225,26 @@ def test_stabilizer_condition_scales_outputs_inversely():
     assert g.act(t) == t and stabilizer(t).finite_order == 2
     t_notes = S([1, 2], [[1], [2]], [1, 2], [0])
     assert g.act(t_notes) != t_notes and stabilizer(t_notes).finite_order == 1
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_stabilizer_complete_according_to_z3(seed):
+    """Theorem 2 cross-check: z3 finds no fixing element outside the computed classes."""
+    from reluid.smt.stabilizer import stabilizer_escapes
+
+    rng = random.Random(500 + seed)
+    base = random_shallow(rng, 1, 3, 1, lo=-2, hi=2, nonzero=False)
+    i = rng.randrange(base.n)
+    t = Shallow.make([list(base.M[0]) + [base.M[0][i] / 2]], [list(r) for r in base.A] + [[x * 2 for x in base.A[i]]],
+                     list(base.b) + [base.b[i] * 2], list(base.c))
+    st = stabilizer(t)
+    label = {}
+    for ci, comp in enumerate(st.components):
+        for j in comp:
+            label[j] = ci
+    classes = [("zero" if j in st.zero_neurons else label.get(j, f"single{j}")) for j in range(t.n)]
+    assert stabilizer_escapes(t, classes) == "unsat"
+    # and with a deliberately wrong (too fine) labelling z3 must find an escape when |S| > 1
+    if st.components:
+        wrong = list(range(t.n))
+        assert stabilizer_escapes(t, wrong) == "sat"

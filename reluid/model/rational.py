@@ -19,6 +19,8 @@ Float policy
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 import numbers
 import re
@@ -26,7 +28,7 @@ from fractions import Fraction
 
 from reluid.errors import InvalidArgument
 
-__all__ = ["Q", "to_rational", "format_rational", "parse_rational", "ZERO", "ONE"]
+__all__ = ["Q", "to_rational", "format_rational", "parse_rational", "primitive_ray", "ZERO", "ONE"]
 
 Q = Fraction
 ZERO = Fraction(0)
@@ -124,3 +126,42 @@ def format_rational(q: Fraction):
     if q.denominator == 1:
         return int(q.numerator)
     return f"{q.numerator}/{q.denominator}"
+
+
+def primitive_ray(values) -> tuple[tuple[int, ...], Fraction] | None:
+    """Write a nonzero rational vector as s·p with p a primitive integer vector and s > 0.
+
+    The positive ray through ``values`` is determined by ``p`` (gcd 1, signs
+    kept), so two vectors are positively proportional iff their ``p`` agree.
+    Integer tuples hash and compare far faster than tuples of Fractions,
+    which is what makes the shallow algorithms O(n) with hashing in practice.
+    Returns None for the zero vector.
+
+    Examples
+    --------
+    >>> primitive_ray((Fraction(-2, 3), Fraction(4, 9), Fraction(0)))
+    ((-3, 2, 0), Fraction(2, 9))
+    """
+    D = math.lcm(*[x.denominator for x in values]) if values else 1
+    z = [x.numerator * (D // x.denominator) for x in values]
+    g = math.gcd(*z)
+    if g == 0:
+        return None
+    return tuple(v // g for v in z), Fraction(g, D)
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """Pause the cyclic garbage collector while millions of acyclic objects are built.
+
+    Fractions and tuples are GC-tracked; building millions of them triggers
+    full collections that walk the growing heap, roughly doubling the cost of
+    whole-network passes.  The previous state is restored on exit.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -200,6 +200,9 @@ def decide(theta: Shallow | Network, *, timeout: float | None = 60.0, seed: int 
 
 
 def _verify_witness(theta: Shallow, witness: Shallow) -> None:
+    entries = [x for r in witness.M + witness.A for x in r] + list(witness.b + witness.c)
+    if not all(type(x) is Fraction for x in entries):
+        raise AssertionError("internal error: witness has a non-rational entry")
     eq = equivalent(theta, witness)
     if not eq.equal or eq.same_orbit:
         raise AssertionError("internal error: constructed witness failed exact re-verification")
@@ -305,7 +308,7 @@ def _decide_pairs(theta, fd, classes, pairs, *, timeout, seed) -> Decision:
 
     m, k, n = theta.m, theta.k, theta.n
     pair_rows = sorted(pairs)
-    dirs = [r[:m] for r in pair_rows]
+    dirs = [tuple(Fraction(x) for x in r[:m]) for r in pair_rows]
     if _rank(dirs) < len(dirs):
         coef = _kernel_vector(dirs)   # Σ c_r a_r = 0: shift every pair's w₋ by c_r·e_1
         wit = theta
@@ -325,12 +328,13 @@ def _decide_pairs(theta, fd, classes, pairs, *, timeout, seed) -> Decision:
         return _hidden(theta, "dependent-pairs", wit, "dependent-pairs",
                        classes=len(pair_rows), note="Σ c_r a_r = 0 over the pair directions: the "
                                                     "linear terms −w₋ a_rᵀ of the pairs can trade off")
-    rows = tuple(sorted(fd.kinks))
+    keys = tuple(sorted(fd.kinks))
+    rows = tuple(tuple(Fraction(x) for x in r) for r in keys)
     own = []
-    for r in rows:
+    for r in keys:
         members = classes[r]
         own.append(PAIR if len(members) == 2 else (SINGLE_POS if members[0][1] > 0 else SINGLE_NEG))
-    problem = PatternProblem(m, k, n, rows, tuple(fd.kinks[r] for r in rows), fd.linear, tuple(own))
+    problem = PatternProblem(m, k, n, rows, tuple(fd.kinks[r] for r in keys), fd.linear, tuple(own))
     config = SolverConfig(seed=seed, timeout_ms=int((timeout or 600) * 1000))
     status, model, why = search_other_pattern(problem, config)
     info = {"status": status, "solver": config.describe(), "classes": len(rows), "pairs": problem.n_pairs}

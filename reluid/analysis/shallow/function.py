@@ -4,7 +4,7 @@ Because σ(−z) = σ(z) − z, every shallow network can be rewritten as
 
     ρ(θ)(x) = Σ_r K_r σ(r·(x, 1)) + L x + c̄
 
-over *canonical* rows r = (a_r, b_r) (first nonzero entry of a_r equal to +1),
+over canonical rows r = (a_r, b_r) (primitive integer vectors, a-part starting positive),
 with K_r = Σ_{i∈r} |λ_i| m_i when (a_i, b_i) = λ_i r.  The functions
 σ(r·(x, 1)) for distinct canonical r are linearly independent modulo affine
 maps, so ρ(θ) = ρ(θ′) iff the data {(r, K_r) : K_r ≠ 0}, L and c̄ coincide.
@@ -21,6 +21,7 @@ from typing import Mapping
 
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
+from reluid.model.rational import gc_paused, primitive_ray
 
 __all__ = ["FunctionData", "function_data", "canonical_row", "Equivalence", "equivalent",
            "distinguishing_input"]
@@ -28,26 +29,28 @@ __all__ = ["FunctionData", "function_data", "canonical_row", "Equivalence", "equ
 Vec = tuple[Fraction, ...]
 
 
-def canonical_row(a: Vec, b: Fraction) -> tuple[Vec, Fraction] | None:
-    """``(r, λ)`` with (a, b) = λ·r and the first nonzero entry of r's a-part equal to 1.
+def canonical_row(a: Vec, b: Fraction) -> tuple[tuple[int, ...], Fraction] | None:
+    """``(r, λ)`` with (a, b) = λ·r, r a primitive integer vector whose a-part starts positive.
 
-    Returns None when a = 0 (a constant neuron has no hyperplane).
+    This is the canonical representative of the hyperplane {a·x + b = 0}
+    (with its two orientations identified).  Returns None when a = 0 (a
+    constant neuron has no hyperplane).
 
     Examples
     --------
     >>> canonical_row((Fraction(-2), Fraction(4)), Fraction(6))
-    ((Fraction(1, 1), Fraction(-2, 1), Fraction(-3, 1)), Fraction(-2, 1))
+    ((1, -2, -3), Fraction(-2, 1))
     """
-    for x in a:
-        if x:
-            lam = x
-            break
-    else:
+    ray = primitive_ray(tuple(a) + (b,))
+    if ray is None:
         return None
-    if lam == 1:
-        return tuple(a) + (b,), lam
-    inv = 1 / lam
-    return tuple(t * inv for t in a) + (b * inv,), lam
+    p, s = ray
+    for x in p[:-1]:
+        if x:
+            if x > 0:
+                return p, s
+            return tuple(-v for v in p), -s
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +63,7 @@ class FunctionData:
 
     m: int
     k: int
-    kinks: Mapping[Vec, Vec]     # canonical row -> K_r ∈ Q^k (nonzero); a frozen dict
+    kinks: Mapping[tuple[int, ...], Vec]   # canonical integer row -> K_r ∈ Q^k (nonzero)
     linear: tuple[Vec, ...]      # L, k × m
     constant: Vec                # c̄ ∈ Q^k
 
@@ -90,8 +93,13 @@ class FunctionData:
         return tuple(out)
 
 
+@gc_paused()
 def function_data(theta: Shallow | Network) -> FunctionData:
     """Compute the exact :class:`FunctionData` of a shallow network.
+
+    Kinks are keyed by the canonical integer row of :func:`canonical_row`.
+    The linear part is accumulated as integer sums grouped by denominator, so
+    the cost is dominated by one integer normalisation per neuron.
 
     References
     ----------
@@ -107,13 +115,12 @@ def function_data(theta: Shallow | Network) -> FunctionData:
     if isinstance(theta, Network):
         theta = theta.shallow()
     m, k, n = theta.m, theta.k, theta.n
-    zero = Fraction(0)
-    kinks: dict[Vec, list[Fraction]] = {}
-    L = [[zero] * m for _ in range(k)]
+    kinks: dict[tuple[int, ...], list[Fraction]] = {}
     c = list(theta.c)
-    M = theta.M
+    neg: dict[int, list[list[int]]] = {}   # denominator -> k rows of m+1 integer sums of w·r
+    cols = list(zip(*theta.M)) if k else [()] * n
     for i in range(n):
-        mi = [M[j][i] for j in range(k)]
+        mi = cols[i]
         if not any(mi):
             continue
         a, b = theta.A[i], theta.b[i]
@@ -125,20 +132,32 @@ def function_data(theta: Shallow | Network) -> FunctionData:
             continue
         r, lam = cr
         s = abs(lam)
+        w = [s * x for x in mi]
         acc = kinks.get(r)
         if acc is None:
-            acc = kinks[r] = [zero] * k
-        for j in range(k):
-            acc[j] += s * mi[j]
+            kinks[r] = w
+        else:
+            for j in range(k):
+                acc[j] += w[j]
         if lam < 0:  # |λ| m σ(−z) = |λ| m σ(z) − |λ| m z
             for j in range(k):
-                w = s * mi[j]
-                if w:
-                    Lj = L[j]
-                    for l in range(m):
+                wj = w[j]
+                if wj:
+                    rows = neg.get(wj.denominator)
+                    if rows is None:
+                        rows = neg[wj.denominator] = [[0] * (m + 1) for _ in range(k)]
+                    row, num = rows[j], wj.numerator
+                    for l in range(m + 1):
                         if r[l]:
-                            Lj[l] -= w * r[l]
-                    c[j] -= w * r[m]
+                            row[l] += num * r[l]
+    L = [[Fraction(0)] * m for _ in range(k)]
+    for den, rows in neg.items():
+        for j in range(k):
+            for l in range(m):
+                if rows[j][l]:
+                    L[j][l] -= Fraction(rows[j][l], den)
+            if rows[j][m]:
+                c[j] -= Fraction(rows[j][m], den)
     return FunctionData(m, k, {r: tuple(K) for r, K in kinks.items() if any(K)},
                         tuple(tuple(row) for row in L), tuple(c))
 
@@ -223,7 +242,7 @@ def distinguishing_input(f1: FunctionData, f2: FunctionData, *, seed: int = 0) -
             if f1(e) != f2(e):
                 return e
         raise AssertionError("affine parts differ but no unit vector distinguishes them")
-    r = min(diff_rows)
+    r = tuple(Fraction(x) for x in min(diff_rows))
     a, b = r[:m], r[m]
     others = [s for s in set(f1.kinks) | set(f2.kinks) if s != r]
     rng = random.Random(seed)

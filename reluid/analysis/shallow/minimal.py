@@ -20,10 +20,12 @@ v_1 + λ v_2 = 0 are detected exactly.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
 from reluid.model.network import Network, Shallow
+from reluid.model.rational import gc_paused, primitive_ray
 
 __all__ = ["MinimalForm", "minimal_form", "is_minimal", "zero_factor_reduction", "ominus"]
 
@@ -56,6 +58,21 @@ class MinimalForm:
         return self.zero_factor_rank > 0
 
 
+def _order_key(reps):
+    """Exact sort key for the neurons (w, t·p): the paper orders by output, then row, decreasingly.
+
+    Rows t·p are compared through integers over the common denominator of the
+    scalars t (exact); if that denominator is unreasonably large, Fractions
+    are compared directly.
+    """
+    T = 1
+    for _, t, _ in reps:
+        T = T * t.denominator // math.gcd(T, t.denominator)
+        if T.bit_length() > 4096:
+            return lambda r: (r[0], tuple(r[1] * x for x in r[2]))
+    return lambda r: (r[0], tuple(r[1].numerator * (T // r[1].denominator) * x for x in r[2]))
+
+
 def _first_abs(v):
     for x in v:
         if x:
@@ -63,6 +80,7 @@ def _first_abs(v):
     return None
 
 
+@gc_paused()
 def minimal_form(theta: Shallow | Network) -> MinimalForm:
     """Compute the minimal form θ_min exactly (Definition 3).
 
@@ -82,8 +100,9 @@ def minimal_form(theta: Shallow | Network) -> MinimalForm:
     c = list(theta.c)
     steps = []
     groups: dict[tuple, list] = {}
+    cols = list(zip(*theta.M)) if k else [()] * n
     for i in range(n):
-        out = theta.out(i)
+        out = cols[i]
         a, b = theta.A[i], theta.b[i]
         if not any(out):
             if any(a) or b:
@@ -95,22 +114,22 @@ def minimal_form(theta: Shallow | Network) -> MinimalForm:
                     c[j] += out[j] * b
             steps.append(("absorb", i, tuple(o * max(b, zero) for o in out)))
             continue
-        row = a + (b,)
-        lam = _first_abs(row)
-        unit = tuple(x / lam for x in row)
-        g = groups.setdefault(unit, [[], [zero] * k])
-        g[0].append(i)
-        for j in range(k):
-            g[1][j] += lam * out[j]
-    neurons = []
-    for unit, (members, w) in groups.items():
+        p, lam = primitive_ray(a + (b,))        # (a_i, b_i) = λ p, λ > 0
+        g = groups.get(p)
+        if g is None:
+            groups[p] = [[i], [lam * x for x in out]]
+        else:
+            g[0].append(i)
+            for j in range(k):
+                g[1][j] += lam * out[j]
+    reps = []
+    for p, (members, w) in groups.items():
         if len(members) > 1:
             steps.append(("merge", tuple(members), tuple(w)))
         t = _first_abs(w)
-        if t is None:
-            continue
-        neurons.append((tuple(x / t for x in w), tuple(x * t for x in unit)))
-    neurons.sort(reverse=True)
+        if t is not None:
+            reps.append((tuple(x / t for x in w), t, p))
+    neurons = [(w, tuple(t * x for x in p)) for w, t, p in sorted(reps, key=_order_key(reps), reverse=True)]
     n_zero = n - len(neurons)
     zrow = (zero,) * (m + 1)
     neurons += [((zero,) * k, zrow)] * n_zero

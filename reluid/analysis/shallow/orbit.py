@@ -1,85 +1,103 @@
 """Orbits of H_n = permutations · positive scalings on Ω(m, n, k).
 
-Each hidden neuron (m_i, a_i, b_i) is brought to a normal form by the positive
-scaling that makes the first nonzero entry of (a_i, b_i) equal to ±1 (or, when
-(a_i, b_i) = 0, the first nonzero entry of m_i equal to ±1); the neurons are
-then sorted.  Two parameters are in the same orbit iff their canonical forms
-are equal (Ramakrishnan 2026, §2.1; the H_n-action h·θ = (M h⁻¹, hA, hb, c)).
+A neuron (m_i, a_i, b_i) with (a_i, b_i) = s·p, p a primitive integer vector
+and s > 0, is brought by the positive scaling 1/s to (s·m_i, p): its *orbit
+key* records p and s·m_i (as integers).  A neuron with zero row is normalised through its
+output ray instead, and a zero neuron has the key ("zero",).  Two parameters
+are in the same orbit iff they have the same output bias and the same
+multiset of keys (Ramakrishnan 2026, §2.1: h·θ = (M h⁻¹, hA, hb, c)); the
+canonical representative lists the normalised neurons in sorted order.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from fractions import Fraction
 
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
+from reluid.model.rational import gc_paused, primitive_ray
 from reluid.model.symmetry import GroupElement
 
-__all__ = ["canonical_form", "is_canonical", "same_orbit", "neuron_key"]
+__all__ = ["canonical_form", "is_canonical", "same_orbit", "neuron_key", "orbit_keys"]
+
+_ONE = Fraction(1)
 
 
-def _first_abs(v) -> Fraction | None:
-    for x in v:
-        if x:
-            return abs(x)
-    return None
+def _key(row, out):
+    """(key, λ): the orbit key of one neuron and the positive scaling λ that normalises it.
 
-
-def _neuron(theta: Shallow, i: int):
-    """(key, λ): the neuron after the positive scaling λ that normalises it.
-
-    Scaling by λ multiplies (a_i, b_i) by λ and divides m_i by λ.
+    Scaling by λ multiplies (a_i, b_i) by λ and divides m_i by λ.  With
+    (a_i, b_i) = s·p and m_i = s_o·p_o (primitive integer vectors, s, s_o > 0),
+    the normalised neuron is (p, (s·s_o)·p_o); the key stores it with integers
+    only, so that hashing and sorting stay fast.
     """
-    row = theta.A[i] + (theta.b[i],)
-    out = theta.out(i)
-    t = _first_abs(row)
-    if t is not None:
-        lam = 1 / t
-    else:
-        t = _first_abs(out)
-        lam = Fraction(1) if t is None else t
-    if lam == 1:
-        return (row, out), lam
-    return (tuple(x * lam for x in row), tuple(x / lam for x in out)), lam
+    ray = primitive_ray(row)
+    oray = primitive_ray(out)
+    if ray is not None:
+        p, s = ray
+        if oray is None:
+            return (0, p, None, None), 1 / s
+        q = s * oray[1]
+        return (0, p, oray[0], (q.numerator, q.denominator)), 1 / s
+    if oray is not None:
+        return (1, oray[0]), oray[1]
+    return (2,), _ONE
+
+
+def orbit_keys(theta: Shallow):
+    """Per neuron: (key, λ) with λ > 0 the normalising scaling (see module docstring)."""
+    cols = list(zip(*theta.M)) if theta.k else [()] * theta.n
+    return [_key(theta.A[i] + (theta.b[i],), cols[i]) for i in range(theta.n)]
 
 
 def neuron_key(theta: Shallow, i: int):
-    """The orbit-normalised (row, output) of neuron i."""
-    return _neuron(theta, i)[0]
+    """The orbit key of neuron i."""
+    return _key(theta.row(i), theta.out(i))[0]
 
 
+def _normalised(key, m, k):
+    """The (row, out) of a normalised neuron with this key."""
+    zero = Fraction(0)
+    if key[0] == 0:
+        _, p, po, q = key
+        out = (zero,) * k if po is None else tuple(Fraction(q[0] * x, q[1]) for x in po)
+        return tuple(Fraction(x) for x in p), out
+    if key[0] == 1:
+        return (zero,) * (m + 1), tuple(Fraction(x) for x in key[1])
+    return (zero,) * (m + 1), (zero,) * k
+
+
+@gc_paused()
 def canonical_form(theta: Shallow | Network) -> tuple[Shallow, GroupElement]:
     """Canonical representative of the H_n-orbit of θ and g with g·θ = canonical.
 
-    Returns
-    -------
-    (Shallow, GroupElement)
+    Each neuron is scaled so that (a_i, b_i) is a primitive integer vector (or,
+    if that row is zero, so that m_i is), and the neurons are sorted.
 
     Examples
     --------
     >>> from reluid.model import Shallow
     >>> t = Shallow.make([6, 1], [[2], [-1]], [4, 0], [0])
     >>> canon, g = canonical_form(t)
-    >>> g.act(t) == canon, canon.A, canon.M
-    (True, ((Fraction(-1, 1),), (Fraction(1, 1),)), ((Fraction(1, 1), Fraction(12, 1)),))
+    >>> g.act(t) == canon, canon.A, canon.b, canon.M
+    (True, ((Fraction(-1, 1),), (Fraction(1, 1),)), (Fraction(0, 1), Fraction(2, 1)), ((Fraction(1, 1), Fraction(12, 1)),))
     """
     if isinstance(theta, Network):
         theta = theta.shallow()
-    n, m = theta.n, theta.m
-    keyed = []
-    for i in range(n):
-        key, s = _neuron(theta, i)
-        keyed.append((key, i, s))
-    keyed.sort(key=lambda t: t[0])
+    n, m, k = theta.n, theta.m, theta.k
+    keyed = sorted(((key, i, lam) for i, (key, lam) in enumerate(orbit_keys(theta))), key=lambda t: t[0])
     perm = [0] * n
-    scale = [Fraction(1)] * n
-    for pos, (key, i, s) in enumerate(keyed):
+    scale = [_ONE] * n
+    neurons = []
+    for pos, (key, i, lam) in enumerate(keyed):
         perm[i] = pos
-        scale[i] = s
+        scale[i] = lam
+        neurons.append(_normalised(key, m, k))
     g = GroupElement(tuple(perm), tuple(scale))
-    A = tuple(k[0][:m] for k, _, _ in keyed)
-    b = tuple(k[0][m] for k, _, _ in keyed)
-    M = tuple(tuple(k[1][j] for k, _, _ in keyed) for j in range(theta.k))
+    A = tuple(r[:m] for r, _ in neurons)
+    b = tuple(r[m] for r, _ in neurons)
+    M = tuple(tuple(o[j] for _, o in neurons) for j in range(k))
     return Shallow(M, A, b, theta.c, m), g
 
 
@@ -90,8 +108,9 @@ def is_canonical(theta: Shallow | Network) -> bool:
     return canonical_form(theta)[0] == theta
 
 
+@gc_paused()
 def same_orbit(theta1: Shallow | Network, theta2: Shallow | Network) -> GroupElement | None:
-    """g ∈ H_n with g·θ1 = θ2, or None when θ2 ∉ H_n·θ1.
+    """g ∈ H_n with g·θ1 = θ2, or None when θ2 ∉ H_n·θ1 (O(n) with hashing).
 
     Examples
     --------
@@ -103,13 +122,18 @@ def same_orbit(theta1: Shallow | Network, theta2: Shallow | Network) -> GroupEle
     """
     t1 = theta1.shallow() if isinstance(theta1, Network) else theta1
     t2 = theta2.shallow() if isinstance(theta2, Network) else theta2
-    if (t1.m, t1.n, t1.k) != (t2.m, t2.n, t2.k):
-        if (t1.m, t1.k) != (t2.m, t2.k):
-            raise InvalidArgument("networks of different input/output sizes")
+    if (t1.m, t1.k) != (t2.m, t2.k):
+        raise InvalidArgument("networks of different input/output sizes")
+    if t1.n != t2.n or t1.c != t2.c:
         return None
-    c1, g1 = canonical_form(t1)
-    c2, g2 = canonical_form(t2)
-    if c1 != c2:
-        return None
-    g = g2.inverse().compose(g1)
-    return g
+    slots = defaultdict(list)
+    for j, (key, lam) in enumerate(orbit_keys(t2)):
+        slots[key].append((j, lam))
+    perm, scale = [0] * t1.n, [_ONE] * t1.n
+    for i, (key, lam) in enumerate(orbit_keys(t1)):
+        bucket = slots.get(key)
+        if not bucket:
+            return None
+        j, lam2 = bucket.pop()
+        perm[i], scale[i] = j, lam / lam2      # normalise θ1's neuron, then undo θ2's normalisation
+    return GroupElement(tuple(perm), tuple(scale))

@@ -1,0 +1,464 @@
+"""Format dispatch and the exact array → network conversion shared by the readers.
+
+:func:`load` and :func:`save` pick a format by the file's suffix.  The binary
+readers (``.npz``, ``.onnx``, ``.safetensors``) all end in
+:func:`network_from_arrays`, which validates a list of ``(weight, bias)`` numpy
+arrays and converts every entry to the exact rational it holds; the binary
+writers start from :func:`float64_arrays`, which refuses any network that
+float64 cannot hold exactly.
+
+Every problem with a file is reported as :class:`~reluid.errors.InvalidNetwork`
+(or its subclass :class:`~reluid.errors.UnsupportedOperator`) with a one-line
+message that names the file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import stat
+from collections import deque
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import repeat
+from typing import Sequence
+
+import numpy as np
+
+from reluid.errors import InvalidArgument, InvalidNetwork
+from reluid.model.network import Layer, Network
+from reluid.model.rational import gc_paused
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_PARAMS",
+    "SUFFIXES",
+    "ArrayLayer",
+    "load",
+    "save",
+    "check_file",
+    "check_param_count",
+    "network_from_arrays",
+    "exact_values",
+    "float64_arrays",
+    "read_bytes",
+    "write_bytes",
+    "one_line",
+]
+
+MAX_FILE_BYTES = 2 * 1024**3
+"""Files (and decompressed archive contents) larger than this are refused."""
+
+MAX_PARAMS = 10**9
+"""Networks with more parameters than this are refused before any conversion."""
+
+#: suffix -> (module implementing ``read(path)`` and ``write(net, path)``, optional
+#: dependency it needs).  The modules are imported on first use, so ``import
+#: reluid.io`` pulls in neither onnx nor safetensors.
+SUFFIXES = {
+    ".json": ("reluid.io.json_format", None),
+    ".npz": ("reluid.io.npz", None),
+    ".onnx": ("reluid.io.onnx_format", "onnx"),
+    ".safetensors": ("reluid.io.safetensors_format", "safetensors"),
+}
+
+
+# ---------------------------------------------------------------------------
+# dispatch
+# ---------------------------------------------------------------------------
+def _format_module(path: str, *, for_writing: bool):
+    """The module handling ``path``'s suffix, imported now."""
+    def error(message: str) -> Exception:  # the caller's mistake when writing, the file's when reading
+        return InvalidArgument(f"{path}: {message}") if for_writing else InvalidNetwork(message, path)
+
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in SUFFIXES:
+        raise error(f"unknown file type {suffix or '(no suffix)'!r}; expected one of {', '.join(SUFFIXES)}")
+    module, dependency = SUFFIXES[suffix]
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        if dependency is None or (exc.name or "").partition(".")[0] != dependency:
+            raise
+        raise error(f"{suffix} files need the optional dependency {dependency} "
+                    f"(pip install 'reluid[{dependency}]')") from None
+
+
+def load(path) -> Network:
+    """Read a network file, choosing the format by its suffix.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.json`` (reluid format), ``.npz``, ``.onnx`` or ``.safetensors`` file.
+
+    Returns
+    -------
+    Network
+        The network with every parameter the exact rational the file holds:
+        decimal text is read as the decimal it denotes, binary floats as their
+        exact binary value.
+
+    Raises
+    ------
+    InvalidNetwork
+        For any problem with the file (missing, too large, malformed, NaN or
+        infinite entries, inconsistent shapes, unsupported ONNX operators...).
+        The message is one line and names the file.
+
+    Examples
+    --------
+    >>> net = load("examples/networks/theta1.json")
+    >>> net.architecture
+    (2, 3, 1)
+    """
+    path = os.fspath(path)
+    module = _format_module(path, for_writing=False)
+    check_file(path)
+    try:
+        return module.read(path)
+    except InvalidNetwork as err:
+        raise _printable(err.with_path(path)) from None
+
+
+def save(net: Network, path) -> None:
+    """Write ``net`` to ``path``, choosing the format by its suffix.
+
+    ``.json`` keeps every rational exactly.  The binary formats store float64
+    and are written only when every parameter is exactly a float64.
+
+    Parameters
+    ----------
+    net : Network
+    path : str or os.PathLike
+
+    Raises
+    ------
+    InvalidArgument
+        If ``net`` is not a :class:`Network` or the suffix is unknown.
+    InvalidNetwork
+        If the format cannot hold ``net`` exactly (save to ``.json`` instead);
+        nothing is written then.
+    OSError
+        If the file cannot be written.
+    """
+    if not isinstance(net, Network):
+        raise InvalidArgument(f"save expects a Network, got {type(net).__name__}")
+    path = os.fspath(path)
+    module = _format_module(path, for_writing=True)
+    try:
+        module.write(net, path)
+    except InvalidNetwork as err:
+        raise err.with_path(path) from None
+
+
+# ---------------------------------------------------------------------------
+# files
+# ---------------------------------------------------------------------------
+def one_line(text) -> str:
+    """Collapse whitespace (a third-party message may span lines)."""
+    return " ".join(str(text).split())
+
+
+def _escape(text: str) -> str:
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def _printable(err: InvalidNetwork) -> InvalidNetwork:
+    """``err`` with control characters (a newline in a name read from the file, say) escaped."""
+    if str(err).isprintable():
+        return err
+    clean = type(err).__new__(type(err))
+    InvalidNetwork.__init__(clean, _escape(err.message), err.path and _escape(err.path))
+    return clean
+
+
+def check_file(path: str) -> int:
+    """Check that ``path`` is a readable regular file within the size cap.
+
+    Returns
+    -------
+    int
+        The file size in bytes.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InvalidNetwork("no such file", path) from None
+    except OSError as exc:
+        raise InvalidNetwork(f"cannot access the file ({one_line(exc.strerror or exc)})", path) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InvalidNetwork("is a directory, not a network file", path)
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidNetwork("is not a regular file", path)
+    if st.st_size > MAX_FILE_BYTES:
+        raise InvalidNetwork(
+            f"file is {st.st_size} bytes, larger than the {MAX_FILE_BYTES}-byte limit", path)
+    return st.st_size
+
+
+def read_bytes(path: str) -> bytes:
+    """The contents of ``path``, with OS errors reported as InvalidNetwork."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise InvalidNetwork(f"cannot read the file ({one_line(exc.strerror or exc)})", path) from None
+
+
+def write_bytes(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` (encoded in full first, so a refused network leaves no file)."""
+    with open(path, "wb") as fh:
+        fh.write(data)
+
+
+# ---------------------------------------------------------------------------
+# exact conversion of numpy arrays
+# ---------------------------------------------------------------------------
+def _coprime_fraction_slots_work() -> bool:
+    """Whether Fractions can be built by filling their two slots directly.
+
+    CPython's ``Fraction`` keeps a reduced numerator and positive denominator
+    in the slots ``_numerator``/``_denominator`` (3.12 adds the equivalent
+    ``Fraction._from_coprime_ints``).  Filling them skips the constructor's
+    gcd and type dispatch, which halves the cost of reading a large float
+    matrix.  If another implementation lays Fraction out differently, the
+    probe fails and the public constructor is used.
+    """
+    try:
+        f = object.__new__(Fraction)
+        f._numerator, f._denominator = -3, 4
+        ref = Fraction(-3, 4)
+        return (f == ref and hash(f) == hash(ref) and str(f) == "-3/4"
+                and f.numerator == -3 and f.denominator == 4 and f + 1 == Fraction(1, 4))
+    except Exception:  # pragma: no cover - depends on the Python implementation
+        return False
+
+
+_FAST_FRACTIONS = _coprime_fraction_slots_work()
+
+
+def _fractions(numerators: list[int], denominators) -> list[Fraction]:
+    """``[Fraction(n, d) ...]`` for coprime ``n`` and ``d > 0``."""
+    with gc_paused():
+        if not _FAST_FRACTIONS:  # pragma: no cover
+            return list(map(Fraction, numerators, denominators))
+        out = list(map(object.__new__, repeat(Fraction, len(numerators))))
+        deque(map(setattr, out, repeat("_numerator"), numerators), maxlen=0)
+        deque(map(setattr, out, repeat("_denominator"), denominators), maxlen=0)
+        return out
+
+
+def _float_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Reduced ``(n, k)`` with ``x == n * 2**-k`` elementwise, for finite float64 ``x``.
+
+    ``k`` may be negative (integers of 2**53 and beyond); ``n`` is odd unless
+    it is 0, in which case ``k`` is 0.
+    """
+    mantissa, exponent = np.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= |mantissa| < 1
+    n = (mantissa * 2.0**53).astype(np.int64)  # exact: |n| < 2**53
+    lowest_bit = n & -n  # 2**(number of trailing zero bits); 0 for n == 0
+    shift = np.frexp(lowest_bit.astype(np.float64))[1].astype(np.int64) - 1
+    zero = n == 0
+    shift[zero] = 0
+    n >>= shift
+    k = 53 - exponent.astype(np.int64) - shift
+    k[zero] = 0
+    return n, k
+
+
+def _check_dtype(array: np.ndarray, name: str) -> None:
+    dt = array.dtype
+    if dt.kind in "iu" or dt.name == "bfloat16":
+        return
+    if dt.kind == "f" and dt.itemsize <= 8:
+        return
+    if dt.kind == "O":
+        raise InvalidNetwork(f"{name} is an object array (pickled data is never loaded)")
+    raise InvalidNetwork(f"{name} has dtype {dt}; expected an integer or float16/32/64 array")
+
+
+def exact_values(array: np.ndarray, name: str = "array") -> list[Fraction]:
+    """The exact value of every entry of ``array``, flattened in C order.
+
+    Integers are read as themselves; floats (float16, bfloat16, float32,
+    float64) as the exact binary rational they hold, so float32 ``0.1`` is
+    ``13421773/134217728``.  The decomposition into odd mantissa and power of
+    two is vectorised; only the final Fraction objects are built in Python.
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+    name : str
+        How to call the array in error messages.
+
+    Raises
+    ------
+    InvalidNetwork
+        For an unsupported dtype or a NaN/infinite entry.
+
+    Examples
+    --------
+    >>> exact_values(np.array([0.1, -2.0], dtype=np.float32))
+    [Fraction(13421773, 134217728), Fraction(-2, 1)]
+    """
+    _check_dtype(array, name)
+    flat = np.ascontiguousarray(array).reshape(-1)
+    if flat.dtype.kind in "iu":
+        return _fractions(flat.tolist(), repeat(1))
+    x = flat.astype(np.float64)  # exact widening from every accepted float type
+    finite = np.isfinite(x)
+    if not finite.all():
+        i = int(np.flatnonzero(~finite)[0])
+        raise InvalidNetwork(f"{name} has a non-finite entry ({x[i]}) at flat index {i}")
+    n, k = _float_parts(x)
+    numerators = n.tolist()
+    exponents = k.tolist()
+    for i in np.flatnonzero(k < 0).tolist():  # integer values >= 2**53
+        numerators[i] <<= -exponents[i]
+        exponents[i] = 0
+    powers = [1 << e for e in range(max(exponents, default=0) + 1)]
+    return _fractions(numerators, map(powers.__getitem__, exponents))
+
+
+# ---------------------------------------------------------------------------
+# arrays -> network
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class ArrayLayer:
+    """One affine layer as read from a file, before exact conversion.
+
+    The layer is ``x -> weight_scale * weight @ x + bias_scale * bias``; the
+    scales carry ONNX Gemm's ``alpha``/``beta`` exactly.
+
+    Parameters
+    ----------
+    weight : numpy.ndarray
+        Shape ``(n_out, n_in)``.
+    bias : numpy.ndarray
+        Shape ``(n_out,)``.
+    weight_name, bias_name : str
+        The names the file gives them (for error messages).
+    weight_scale, bias_scale : Fraction
+    """
+
+    weight: np.ndarray
+    bias: np.ndarray
+    weight_name: str
+    bias_name: str
+    weight_scale: Fraction = Fraction(1)
+    bias_scale: Fraction = Fraction(1)
+
+
+def check_param_count(count: int) -> None:
+    """Refuse networks with more than :data:`MAX_PARAMS` parameters."""
+    if count > MAX_PARAMS:
+        raise InvalidNetwork(f"the network has {count} parameters, more than the limit of {MAX_PARAMS}")
+
+
+def _check_shapes(layers: Sequence[ArrayLayer]) -> None:
+    if not layers:
+        raise InvalidNetwork("the file contains no layers")
+    count = 0
+    previous = None
+    for L in layers:
+        for array, name in ((L.weight, L.weight_name), (L.bias, L.bias_name)):
+            if not isinstance(array, np.ndarray):
+                raise InvalidNetwork(f"{name} is not an array")
+            _check_dtype(array, name)
+        if L.weight.ndim != 2:
+            raise InvalidNetwork(f"{L.weight_name} must be 2-dimensional, got shape {L.weight.shape}")
+        if L.bias.ndim != 1:
+            raise InvalidNetwork(f"{L.bias_name} must be 1-dimensional, got shape {L.bias.shape}")
+        n_out, n_in = L.weight.shape
+        if L.bias.shape[0] != n_out:
+            raise InvalidNetwork(
+                f"{L.weight_name} has shape {L.weight.shape} but {L.bias_name} has shape {L.bias.shape}")
+        if previous is not None and n_in != previous.weight.shape[0]:
+            raise InvalidNetwork(
+                f"{L.weight_name} has {n_in} columns but {previous.weight_name} has "
+                f"{previous.weight.shape[0]} rows")
+        count += n_out * (n_in + 1)
+        previous = L
+    check_param_count(count)
+
+
+def _scaled(values: list[Fraction], scale: Fraction) -> list[Fraction]:
+    return values if scale == 1 else [v * scale for v in values]
+
+
+def network_from_arrays(layers: Sequence[ArrayLayer], *, name: str | None = None,
+                        description: str | None = None) -> Network:
+    """Validate ``(weight, bias)`` arrays and build the exact :class:`Network`.
+
+    Parameters
+    ----------
+    layers : sequence of ArrayLayer
+        In order from input to output; ReLU is applied after every layer but
+        the last.
+    name, description : str, optional
+
+    Raises
+    ------
+    InvalidNetwork
+        If there are no layers, an array has the wrong dtype or number of
+        dimensions, the shapes do not chain, an entry is NaN or infinite, or
+        the parameter count exceeds :data:`MAX_PARAMS`.
+
+    Examples
+    --------
+    >>> net = network_from_arrays([ArrayLayer(np.array([[0.5, -1.0]]), np.array([3]), "W1", "b1")])
+    >>> net.layers[0].weight, net.layers[0].bias
+    (((Fraction(1, 2), Fraction(-1, 1)),), (Fraction(3, 1),))
+    """
+    _check_shapes(layers)
+    built = []
+    for L in layers:
+        n_out, n_in = L.weight.shape
+        w = _scaled(exact_values(L.weight, L.weight_name), L.weight_scale)
+        b = _scaled(exact_values(L.bias, L.bias_name), L.bias_scale)
+        rows = tuple(tuple(w[i:i + n_in]) for i in range(0, n_out * n_in, n_in)) if n_in else ((),) * n_out
+        built.append(Layer(rows, tuple(b), n_in))
+    return Network(tuple(built), name=name, description=description)
+
+
+# ---------------------------------------------------------------------------
+# network -> arrays
+# ---------------------------------------------------------------------------
+def _is_float64(q: Fraction) -> bool:
+    try:
+        return Fraction(float(q)) == q
+    except OverflowError:
+        return False
+
+
+def _float64_array(values: list[Fraction], shape: tuple[int, ...], what: str) -> np.ndarray:
+    try:
+        array = np.array(list(map(float, values)), dtype=np.float64)
+        exact = exact_values(array) == values
+    except OverflowError:
+        exact = False
+    if not exact:
+        bad = next(i for i, q in enumerate(values) if not _is_float64(q))
+        index = "][".join(str(int(j)) for j in np.unravel_index(bad, shape))
+        raise InvalidNetwork(
+            f"{what}[{index}] = {values[bad]} is not exactly a float64; "
+            "save to .json to keep exact rationals")
+    return array.reshape(shape)
+
+
+def float64_arrays(net: Network) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``[(weight, bias), ...]`` as float64 arrays holding ``net`` exactly.
+
+    Raises
+    ------
+    InvalidNetwork
+        If some parameter is not exactly a float64 (such as 1/3).
+    """
+    out = []
+    for i, L in enumerate(net.layers):
+        flat = [x for row in L.weight for x in row]
+        W = _float64_array(flat, (L.n_out, L.n_in), f"layer {i} weight")
+        b = _float64_array(list(L.bias), (L.n_out,), f"layer {i} bias")
+        out.append((W, b))
+    return out
