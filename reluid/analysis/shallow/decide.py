@@ -345,12 +345,36 @@ def _decide_pairs(theta, fd, classes, pairs, *, timeout, seed) -> Decision:
         eq = equivalent(theta, wit)
         if eq.equal and not eq.same_orbit:
             return Decision(Verdict.HIDDEN, "opposite-pairs", theta, witness=wit, mechanism="pattern",
-                            details=MappingProxyType({"choice": tuple(model.choice), "extra_pairs": len(model.extra),
-                                                      "dead": model.dead}),
+                            details=MappingProxyType({"pattern": _describe_pattern(problem, model),
+                                                      "extra_pairs": len(model.extra), "dead": model.dead}),
                             pattern=MappingProxyType(info))
         why = "z3 candidate failed exact re-verification"
     return Decision(Verdict.UNKNOWN, "opposite-pairs", theta, pattern=MappingProxyType(info),
                     reason=f"pattern search: {status} ({why})")
+
+
+def hyperplane_text(r) -> str:
+    """'x1 − 2x2 + 3 = 0' for the canonical row r = (a, b)."""
+    m = len(r) - 1
+    terms = []
+    for l, a in enumerate(r[:m]):
+        if a:
+            name = "x" if m == 1 else f"x{l + 1}"
+            coef = "" if abs(a) == 1 else str(abs(a))
+            terms.append(("− " if a < 0 else "+ ") + coef + name)
+    if r[m]:
+        terms.append(("− " if r[m] < 0 else "+ ") + str(abs(r[m])))
+    text = " ".join(terms)
+    return (text[2:] if text.startswith("+ ") else "−" + text[2:]) + " = 0"
+
+
+def _describe_pattern(problem, model) -> str:
+    from reluid.smt.patterns import PAIR, SINGLE_NEG
+
+    word = {PAIR: "an opposite pair", SINGLE_NEG: "one neuron, negative side"}
+    parts = [f"{hyperplane_text(r)}: {word.get(ch, 'one neuron, positive side')}"
+             for r, ch in zip(problem.rows, model.choice)]
+    return "; ".join(parts)
 
 
 def _build_from_pattern(problem, model, fd) -> Shallow:

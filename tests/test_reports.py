@@ -1,0 +1,36 @@
+"""The committed reports under reports/ are current (regenerate with reports/regenerate.sh)."""
+
+import filecmp
+import os
+import re
+
+import pytest
+
+from reluid.cli.main import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _normalise(text: str) -> str:
+    # producer versions are informational and differ between installs
+    text = re.sub(r'("(?:reluid|python-flint|version)": )"[^"]*"', r'\1"*"', text)
+    return re.sub(r"z3 \d+(\.\d+)*", "z3 *", text)
+
+
+def test_example_reports_are_current(tmp_path, update_golden, monkeypatch):
+    import io
+    monkeypatch.chdir(ROOT)
+    out = os.path.join("reports", "examples") if update_golden else str(tmp_path / "examples")
+    main(["audit", os.path.join("examples", "networks"), "--markdown", os.path.join(out, "summary.md"),
+          "--reports", out, "--certificates", os.path.join(out, "certificates")], io.StringIO(), io.StringIO())
+    if update_golden:
+        return
+    committed = os.path.join(ROOT, "reports", "examples")
+    for sub in ("", "certificates"):
+        a, b = os.path.join(committed, sub), os.path.join(out, sub)
+        names = sorted(f for f in os.listdir(b) if os.path.isfile(os.path.join(b, f)))
+        assert names == sorted(f for f in os.listdir(a) if os.path.isfile(os.path.join(a, f))), \
+            "reports/examples lists different files: run reports/regenerate.sh"
+        for f in names:
+            with open(os.path.join(a, f), encoding="utf-8") as fa, open(os.path.join(b, f), encoding="utf-8") as fb:
+                assert _normalise(fa.read()) == _normalise(fb.read()), f"reports/examples/{sub}/{f} is stale"
