@@ -88,7 +88,7 @@ def check_certificate(cert: Certificate, network: Network | None = None) -> Chec
             checks.append(ClaimCheck(claim.id, claim.kind, "information", "not re-verified (unknown kind)"))
             continue
         try:
-            msg = verifier(claim.evidence, Context(net, claim.id))
+            msg = verifier(claim.evidence, Context(net, claim.id, claim.trust is Trust.SOLVER))
         except CheckFailed as e:
             checks.append(ClaimCheck(claim.id, claim.kind, "failed", e.reason))
             return _reject(cert, checks, f"claim {claim.id} ({claim.kind}) failed: {e.reason}")

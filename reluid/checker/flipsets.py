@@ -1,0 +1,334 @@
+"""Verifiers for ``flip-set`` and ``no-flip-set`` claims (math-notes §2-3).
+
+A flip set of θ = (M, A, b, c) is a nonempty F ⊆ [n] with
+Σ_{i∈F} M[:, i] A[i, :] = 0.  With u_i = vec(m_i a_iᵀ) (row ``j*m + l`` holds
+``M[j][i] * A[i][l]``) that is Σ_{i∈F} u_i = 0.  Everything here is re-derived
+from the network in the context; the certificate only says where to look.
+
+``flip-set``: ``{"flip_set": [i, ...]}`` -- the sum is zero, exactly.
+
+``no-flip-set``, by ``evidence["method"]``:
+
+``rank`` ``{p, rows}``
+    p is prime and divides no denominator; ``rows`` are n distinct rows of U
+    whose n × n minor is nonzero mod p.  Then the u_i are independent over Q.
+``lattice`` ``{p, basis, inverse, rank_rows, rank_cols}``
+    B = ``basis`` (r × n) and C = ``inverse`` (n × r) are integral with
+    U Bᵀ = 0 and B C = I (B is saturated: yB ∈ Zⁿ forces y = yBC ∈ Zʳ); the
+    minor on ``rank_rows`` × ``rank_cols`` (n − r each) is nonzero mod p, so
+    rank U = n − r and B is a basis of L = ker U ∩ Zⁿ.  Finally
+    ‖b*_t‖² = d_t / d_{t-1} > n for the leading minors d_t of the Gram matrix
+    B Bᵀ, so every nonzero vector of L has squared length > n, while a flip
+    set has squared length |F| ≤ n.
+``enumerate`` ``{p, rows}``
+    every flip set x satisfies U_S x ≡ 0 (mod p) for the listed rows S, so its
+    pivot coordinates (in rref(U_S) mod p) are fixed by its free ones; all
+    2^r choices of the free coordinates (r ≤ 22) are tried and every
+    candidate that is 0/1 mod p is checked exactly.
+``mitm`` ``{n}``
+    n ≤ 44: a meet in the middle over a hash of the columns mod 2^61 − 1, each
+    hash collision checked exactly.
+``z3``
+    rests on the solver; re-checked only when n ≤ 44 (by meet in the middle).
+
+This module imports only the standard library, :mod:`reluid.model`,
+:mod:`reluid.certificates.schema`, the registry, :mod:`reluid.errors` and
+python-flint's exact matrices.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from fractions import Fraction
+
+from flint import fmpz_mat, nmod_mat
+
+from reluid.certificates.schema import q
+from reluid.checker.registry import Context, fail, verifies
+from reluid.errors import CertificateError, ReluidError
+
+__all__ = ["ENUMERATE_LIMIT", "MITM_LIMIT", "verify_flip_set", "verify_no_flip_set"]
+
+ENUMERATE_LIMIT = 22
+MITM_LIMIT = 44
+_HASH = 2**61 - 1
+_MR_BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+_MR_BOUND = 3317044064679887385961981   # Miller–Rabin with _MR_BASES is exact below this
+_KEYS = {"rank": {"method", "p", "rows"}, "enumerate": {"method", "p", "rows"}, "mitm": {"method", "n"},
+         "lattice": {"method", "p", "basis", "inverse", "rank_rows", "rank_cols"},
+         "z3": {"method", "encoding", "rows"}}
+
+
+# ---- reading the evidence -------------------------------------------------------
+
+def _theta(ctx):
+    try:
+        return ctx.theta
+    except ReluidError as e:
+        fail(ctx, f"flip sets are defined for shallow networks only ({e})")
+
+
+def _int(ctx, x, what):
+    try:
+        v = q(x)
+    except CertificateError as e:
+        fail(ctx, f"{what}: {e}")
+    if v.denominator != 1:
+        fail(ctx, f"{what}: {x!r} is not an integer")
+    return v.numerator
+
+
+def _ints(ctx, xs, what, length=None):
+    if not isinstance(xs, (list, tuple)):
+        fail(ctx, f"{what} must be a list")
+    if length is not None and len(xs) != length:
+        fail(ctx, f"{what} has {len(xs)} entries, expected {length}")
+    return [_int(ctx, x, what) for x in xs]
+
+
+def _indices(ctx, xs, bound, what, length=None):
+    out = _ints(ctx, xs, what, length)
+    if any(not 0 <= i < bound for i in out):
+        fail(ctx, f"{what}: index out of range [0, {bound})")
+    if len(set(out)) != len(out):
+        fail(ctx, f"{what}: repeated index")
+    return out
+
+
+def _is_prime(p):
+    if p < 2:
+        return False
+    for b in _MR_BASES:
+        if p % b == 0:
+            return p == b
+    d, s = p - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    for b in _MR_BASES:
+        x = pow(b, d, p)
+        if x in (1, p - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % p
+            if x == p - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _prime(ctx, theta, x):
+    p = _int(ctx, x, "p")
+    if not 2 <= p < min(_MR_BOUND, 2**63):
+        fail(ctx, f"p = {p} is outside [2, 2^63)")
+    if not _is_prime(p):
+        fail(ctx, f"p = {p} is not prime")
+    for row in theta.M + theta.A:
+        for v in row:
+            if v.denominator % p == 0:
+                fail(ctx, f"p = {p} divides the denominator of {v}")
+    return p
+
+
+# ---- the flip matrix U, re-derived from θ --------------------------------------
+
+def _residues(theta, p):
+    inv = {}
+
+    def r(v):
+        if v.denominator not in inv:
+            inv[v.denominator] = pow(v.denominator, -1, p)
+        return v.numerator * inv[v.denominator] % p
+
+    Mp = [[r(v) for v in row] for row in theta.M]
+    Acols = [[r(theta.A[i][l]) for i in range(theta.n)] for l in range(theta.m)]
+    return Mp, Acols
+
+
+def _rows_mod(theta, rows, p, cols=None):
+    """The listed rows of U mod p (restricted to ``cols``) as an nmod_mat."""
+    Mp, Acols = _residues(theta, p)
+    cols = range(theta.n) if cols is None else cols
+    m = theta.m
+    entries = [[Mp[r // m][i] * Acols[r % m][i] % p for i in cols] for r in rows]
+    return nmod_mat(len(rows), len(cols), [x for row in entries for x in row], p)
+
+
+def _integers(theta):
+    dm = math.lcm(*(v.denominator for row in theta.M for v in row))
+    da = math.lcm(*(v.denominator for row in theta.A for v in row))
+    Mi = [[v.numerator * (dm // v.denominator) for v in row] for row in theta.M]
+    Ai = [[v.numerator * (da // v.denominator) for v in row] for row in theta.A]
+    return Mi, Ai
+
+
+def _is_flip(theta, F):
+    return bool(F) and all(sum((theta.M[j][i] * theta.A[i][l] for i in F), Fraction(0)) == 0
+                           for j in range(theta.k) for l in range(theta.m))
+
+
+def _reject_flip(ctx, theta, F):
+    if _is_flip(theta, F):
+        fail(ctx, f"{sorted(F)} is a flip set, contradicting the claim")
+
+
+# ---- verifiers -------------------------------------------------------------------
+
+@verifies("flip-set")
+def verify_flip_set(evidence, ctx: Context) -> str:
+    """Σ_{i∈F} m_i a_iᵀ = 0 exactly, F nonempty."""
+    theta = _theta(ctx)
+    if set(evidence) != {"flip_set"}:
+        fail(ctx, f"flip-set evidence must have exactly the field 'flip_set', got {sorted(evidence)}")
+    F = _indices(ctx, evidence["flip_set"], theta.n, "flip_set")
+    if not F:
+        fail(ctx, "the empty set is not a flip set")
+    if not _is_flip(theta, F):
+        fail(ctx, f"Σ_(i∈F) m_i a_iᵀ ≠ 0 for F = {sorted(F)}")
+    return f"F = {sorted(F)} is a flip set: Σ_(i∈F) m_i a_iᵀ = 0 exactly"
+
+
+@verifies("no-flip-set")
+def verify_no_flip_set(evidence, ctx: Context) -> str:
+    """Dispatch on ``evidence["method"]``; see the module docstring."""
+    theta = _theta(ctx)
+    method = evidence.get("method")
+    if method not in _KEYS:
+        fail(ctx, f"unknown no-flip-set method {method!r}")
+    if set(evidence) != _KEYS[method]:
+        fail(ctx, f"{method} evidence must have the fields {sorted(_KEYS[method])}, got {sorted(evidence)}")
+    return {"rank": _rank, "lattice": _lattice, "enumerate": _enumerate, "mitm": _mitm_claim,
+            "z3": _z3}[method](evidence, ctx, theta)
+
+
+def _rank(ev, ctx, theta):
+    n, km = theta.n, theta.k * theta.m
+    p = _prime(ctx, theta, ev["p"])
+    rows = _indices(ctx, ev["rows"], km, "rows", length=n)
+    if n and _rows_mod(theta, rows, p).det() == 0:
+        fail(ctx, f"the {n} × {n} minor on the given rows vanishes mod {p}")
+    return f"rank: the {n} columns of U are independent (an {n} × {n} minor is nonzero mod {p})"
+
+
+def _lattice(ev, ctx, theta):
+    n, k, m = theta.n, theta.k, theta.m
+    p = _prime(ctx, theta, ev["p"])
+    if not isinstance(ev["basis"], (list, tuple)) or not isinstance(ev["inverse"], (list, tuple)):
+        fail(ctx, "basis and inverse must be lists of rows")
+    r = len(ev["basis"])
+    if r > n:
+        fail(ctx, f"{r} basis vectors in dimension {n}")
+    B = [_ints(ctx, b, "basis vector", length=n) for b in ev["basis"]]
+    C = [_ints(ctx, c, "inverse row", length=r) for c in ev["inverse"]]
+    if len(C) != n:
+        fail(ctx, f"inverse has {len(C)} rows, expected {n}")
+    rows = _indices(ctx, ev["rank_rows"], k * m, "rank_rows", length=n - r)
+    cols = _indices(ctx, ev["rank_cols"], n, "rank_cols", length=n - r)
+    if n - r and _rows_mod(theta, rows, p, cols).det() == 0:
+        fail(ctx, f"the rank minor vanishes mod {p}")
+    if r:
+        Mi, Ai = _integers(theta)
+        At = fmpz_mat([[Ai[i][l] for i in range(n)] for l in range(m)])
+        for j in range(k):   # (U Bᵀ) restricted to output j is Aᵀ diag(M_j) Bᵀ
+            if not (At * fmpz_mat([[Mi[j][i] * b[i] for b in B] for i in range(n)])).is_zero():
+                fail(ctx, f"a basis vector is not in the kernel of U (output {j})")
+        Bz = fmpz_mat(B)
+        if not (Bz * fmpz_mat(C)).is_one():
+            fail(ctx, "basis · inverse ≠ I: the basis is not shown to be saturated")
+        G = Bz * Bz.transpose()
+        a = [[int(G[i, j]) for j in range(r)] for i in range(r)]
+        prev = 1
+        for t in range(r):   # Bareiss: a[t][t] becomes the leading minor d_t = Π ‖b*_s‖²
+            d = a[t][t]
+            if d <= n * prev:
+                fail(ctx, f"Gram–Schmidt bound fails at vector {t}: ‖b*‖² = {Fraction(d, prev)} ≤ n = {n}")
+            for i in range(t + 1, r):
+                for j in range(t + 1, r):
+                    a[i][j] = (d * a[i][j] - a[i][t] * a[t][j]) // prev
+            prev = d
+    return (f"lattice: ker U ∩ Z^{n} has a saturated basis of {r} vectors with min ‖b*‖² > n = {n}, "
+            f"so no x ∈ {{0,±1}}^n∖0 has Ux = 0 (rank U = {n - r} mod {p})")
+
+
+def _enumerate(ev, ctx, theta):
+    n, km = theta.n, theta.k * theta.m
+    p = _prime(ctx, theta, ev["p"])
+    rows = _indices(ctx, ev["rows"], km, "rows")
+    R, rank = _rows_mod(theta, rows, p).rref() if rows else (None, 0)
+    pivots, c = [], 0
+    for t in range(rank):
+        while R[t, c] == 0:
+            c += 1
+        pivots.append(c)
+        c += 1
+    free = [c for c in range(n) if c not in set(pivots)]
+    if len(free) > ENUMERATE_LIMIT:
+        fail(ctx, f"kernel dimension {len(free)} mod {p} exceeds the checker's limit {ENUMERATE_LIMIT}")
+    # x[pivots[t]] ≡ Σ_f coef[t][f] x[free[f]] (mod p) for every x with U_S x ≡ 0
+    coef = [[(-int(R[t, c])) % p for c in free] for t in range(rank)]
+    x, val = [0] * len(free), 0
+    for step in range(1, 1 << len(free)):      # Gray code: flip one free coordinate per step
+        f = (step & -step).bit_length() - 1
+        x[f] ^= 1
+        if rank:
+            val = (val + (coef[0][f] if x[f] else -coef[0][f])) % p
+            if val > 1:
+                continue
+        vals = [sum(cf for cf, xf in zip(row, x) if xf) % p for row in coef]
+        if all(v <= 1 for v in vals):
+            F = {free[g] for g in range(len(free)) if x[g]} | {pivots[t] for t in range(rank) if vals[t]}
+            _reject_flip(ctx, theta, F)
+    return f"enumerate: none of the 2^{len(free)} 0/1 points of ker U_S mod {p} is a flip set"
+
+
+def _weight(row):
+    """A fixed pseudo-random weight mod 2^61 − 1 for row ``row`` of U (any weights are sound)."""
+    return int.from_bytes(hashlib.sha256(b"reluid flip-set hash %d" % row).digest()[:8], "big") % _HASH
+
+
+def _mitm(ctx, theta):
+    """Meet in the middle over h_i = Σ_(j,l) w_(jm+l) M_ji A_il (mod 2^61 − 1)."""
+    n, m = theta.n, theta.m
+    if n > MITM_LIMIT:
+        fail(ctx, f"n = {n} exceeds the checker's meet-in-the-middle limit {MITM_LIMIT}")
+    Mi, Ai = _integers(theta)
+    w = [[_weight(j * m + l) for l in range(m)] for j in range(theta.k)]
+    keys = [sum(Mi[j][i] * sum(wl * a for wl, a in zip(w[j], Ai[i])) for j in range(theta.k)) % _HASH
+            for i in range(n)]
+    h = n // 2
+
+    def sums(ks):
+        out = [0]
+        for key in ks:
+            out += [(s + key) % _HASH for s in out]
+        return out
+
+    first, more = {}, {}
+    for mask, s in enumerate(sums(keys[:h])):
+        if s in first:
+            more.setdefault(s, [first[s]]).append(mask)
+        else:
+            first[s] = mask
+    for rmask, s in enumerate(sums(keys[h:])):
+        t = (-s) % _HASH
+        if t in first:
+            for lmask in more.get(t, [first[t]]):
+                if lmask or rmask:
+                    _reject_flip(ctx, theta, {i for i in range(h) if lmask >> i & 1}
+                                 | {h + i for i in range(n - h) if rmask >> i & 1})
+    return f"mitm: meet in the middle over 2 × 2^{n - h} subset sums found no flip set (n = {n})"
+
+
+def _mitm_claim(ev, ctx, theta):
+    if _int(ctx, ev["n"], "n") != theta.n:
+        fail(ctx, f"evidence is for n = {ev['n']}, the network has n = {theta.n}")
+    return _mitm(ctx, theta)
+
+
+def _z3(ev, ctx, theta):
+    if ctx.rests_on_solver and theta.n > MITM_LIMIT:
+        return "no flip set according to z3 (not re-checkable at this size)"
+    if theta.n > MITM_LIMIT:
+        fail(ctx, f"z3 evidence labelled as checked, but n = {theta.n} > {MITM_LIMIT} cannot be re-checked")
+    return "z3 (re-checked independently): " + _mitm(ctx, theta)
