@@ -37,8 +37,14 @@ def producer_info(**extra) -> dict:
 
 def paper_condition_claim(theta, cid: str = "paper-condition") -> Claim:
     """The paper's sufficient condition (Prop. 24, V4 per output), as an information claim."""
-    from reluid.analysis.shallow.zariski import evaluate
+    from reluid.analysis.shallow.zariski import V4_MAX_N, evaluate
 
+    if theta.n > V4_MAX_N:
+        return Claim(cid, "paper-condition",
+                     f"the paper's sufficient condition was not enumerated (n = {theta.n} > {V4_MAX_N}; "
+                     "its (3ⁿ − 1)/2 vectors β per output are not checked one by one)",
+                     "Ramakrishnan 2026, Proposition 24 / Theorem 5 (V4)",
+                     {"holds": None, "method": "not-enumerated"}, Trust.CHECKED, role="information")
     ev = evaluate(theta)
     fam = next(f for f in ev.families if f.family == "V4")
     evidence = {"holds": fam.holds, "method": "enumerate" if fam.holds is not None else "not-enumerated",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from reluid.errors import CertificateError, InvalidArgument, InvalidNetwork, NotShallow, ReluidError
@@ -79,8 +80,16 @@ def main(argv=None, stdout=None, stderr=None) -> int:
     except ReluidError as e:
         print(f"reluid {args.command}: error: {_one_line(e)}", file=stderr)
         return EXIT_UNKNOWN
+    except BrokenPipeError:  # output piped into e.g. `head`
+        return EXIT_OK
     except KeyboardInterrupt:
         print(f"reluid {args.command}: interrupted", file=stderr)
+        return EXIT_UNKNOWN
+    except Exception as e:  # an internal error: one line, never a verdict
+        if os.environ.get("RELUID_DEBUG"):
+            raise
+        print(f"reluid {args.command}: internal error: {type(e).__name__}: {_one_line(e)} "
+              "(set RELUID_DEBUG=1 for a traceback)", file=stderr)
         return EXIT_UNKNOWN
 
 

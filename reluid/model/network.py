@@ -11,7 +11,6 @@ network with one hidden layer (Ramakrishnan 2026, Section 2.1):
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Iterable, Sequence
@@ -192,15 +191,30 @@ class Network:
         ]
         return d
 
+    def canonical_chunks(self):
+        """The canonical exact serialisation hashed by :meth:`sha256`, in chunks.
+
+        ``reluid.network/1`` then, per layer, ``|n_out,n_in|`` followed by the
+        weight rows and the bias, each entry written ``p/q`` in lowest terms
+        (q = 1 included) and separated by ``,`` (rows by ``;``).  Name and
+        description are not part of it.
+        """
+        yield b"reluid.network/1"
+        for L in self.layers:
+            yield f"|{L.n_out},{L.n_in}|".encode()
+            for row in L.weight + (L.bias,):
+                yield (",".join([f"{x.numerator}/{x.denominator}" for x in row]) + ";").encode()
+
     def canonical_bytes(self) -> bytes:
-        """A canonical exact serialisation (no name/description) for hashing."""
-        d = self.to_dict()
-        d.pop("name", None)
-        d.pop("description", None)
-        return json.dumps(d, separators=(",", ":"), sort_keys=True).encode()
+        """See :meth:`canonical_chunks`."""
+        return b"".join(self.canonical_chunks())
 
     def sha256(self) -> str:
-        return hashlib.sha256(self.canonical_bytes()).hexdigest()
+        """SHA-256 of the canonical exact serialisation (names certificates' networks)."""
+        h = hashlib.sha256()
+        for chunk in self.canonical_chunks():
+            h.update(chunk)
+        return h.hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,10 +122,12 @@ def format_rational(q: Fraction):
     >>> format_rational(Fraction(-1, 3))
     '-1/3'
     """
-    q = Fraction(q)
-    if q.denominator == 1:
+    if not isinstance(q, Fraction):
+        q = Fraction(q)
+    d = q.denominator
+    if d == 1:
         return int(q.numerator)
-    return f"{q.numerator}/{q.denominator}"
+    return f"{q.numerator}/{d}"
 
 
 def primitive_ray(values) -> tuple[tuple[int, ...], Fraction] | None:

@@ -250,10 +250,11 @@ def _decide(theta: Shallow, *, timeout, seed, progress, count_orbits) -> Decisio
                 w = _replace_neuron(w, j, out=(Fraction(0),) * k)
                 return _hidden(theta, "proportional", w, "merge-proportional", neurons=(i, j),
                                ratio=ratio, note="m_i σ(z) + m_j σ(λz) = (m_i + λ m_j) σ(z)")
-    fd = function_data(theta)
-    # 4. cancelling classes: the class computes an affine map; shift its hyperplane
-    for r, members in classes.items():
-        if r not in fd.kinks:  # K_r = 0 with ≥ 1 neuron of nonzero output on it (so ≥ 2 neurons)
+    # 4. cancelling classes: the class computes an affine map; shift its hyperplane.  Every class
+    #    now holds one neuron (K_r = |λ| m_i ≠ 0) or an opposite pair, whose kink may cancel.
+    pairs = {r: members for r, members in classes.items() if len(members) == 2}
+    for r, members in pairs.items():
+        if not any(sum(abs(lam) * theta.M[j][i] for i, lam in members) for j in range(k)):
             w_neg = [Fraction(0)] * k
             for i, lam in members:
                 if lam < 0:
@@ -268,9 +269,8 @@ def _decide(theta: Shallow, *, timeout, seed, progress, count_orbits) -> Decisio
             return _hidden(theta, "cancelling-pair", wit, "shift-cancelling-pair",
                            neurons=tuple(i for i, _ in members),
                            note="the class computes an affine map, so its hyperplane can move")
-    pairs = {r: members for r, members in classes.items() if len(members) == 2}
     if pairs:
-        return _decide_pairs(theta, fd, classes, pairs, timeout=timeout, seed=seed)
+        return _decide_pairs(theta, function_data(theta), classes, pairs, timeout=timeout, seed=seed)
     return _decide_generic(theta, timeout=timeout, seed=seed, progress=progress, count_orbits=count_orbits)
 
 
@@ -291,10 +291,13 @@ def _decide_generic(theta, *, timeout, seed, progress, count_orbits) -> Decision
         orbits = None
         if count_orbits:
             orbits = count_flip_sets(theta, timeout=min(timeout or 10.0, 10.0))
+        details = {"flip_set": tuple(F),
+                   "note": "Σ_{i∈F} m_i a_iᵀ = 0; flip the rows in F, c′ = c + Σ_{i∈F} m_i b_i"}
+        if orbits is not None:
+            details["fibre"] = (f"{orbits} H_n-orbits, one per flip set (∅ included): "
+                                "the fibre is the disjoint union of the orbits of θ_F")
         return Decision(Verdict.HIDDEN, "generic", theta, witness=wit, mechanism="flip-set",
-                        details=MappingProxyType({"flip_set": tuple(F),
-                                                  "note": "Σ_{i∈F} m_i a_iᵀ = 0; flip the rows in F, "
-                                                          "c′ = c + Σ_{i∈F} m_i b_i"}),
+                        details=MappingProxyType(details),
                         flip=res, fibre_orbits=orbits)
     if res.status == "none":
         return Decision(Verdict.NO_HIDDEN, "generic", theta, flip=res, fibre_orbits=1)

@@ -70,6 +70,7 @@ import sympy
 
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
+from reluid.model.rational import primitive_ray
 
 __all__ = [
     "FAMILIES",
@@ -676,17 +677,19 @@ def _eval_v1(theta: Shallow, fam: Family, sample: int, max_violations: int) -> F
     return out.freeze()
 
 
-def _normalise(row: tuple[Fraction, ...]):
-    for x in row:
-        if x:
-            return tuple(y / x for y in row)
-    return None
+def _ray_key(row: tuple[Fraction, ...]):
+    """The line through ``row`` as a hashable key (primitive integer vector up to sign), or None."""
+    ray = primitive_ray(row)
+    if ray is None:
+        return None
+    p = ray[0]
+    return p if next(x for x in p if x) > 0 else tuple(-x for x in p)
 
 
 def _eval_v2(theta: Shallow, fam: Family, sample: int, max_violations: int) -> FamilyResult:
     n, m = theta.n, theta.m
     out = _Builder(fam, sample, max_violations)
-    keys = [_normalise(theta.row(i)) for i in range(n)]
+    keys = [_ray_key(theta.row(i)) for i in range(n)]
     zero = [i for i in range(n) if keys[i] is None]
     groups: dict[tuple, list[int]] = {}
     for i, key in enumerate(keys):
@@ -714,11 +717,11 @@ def _eval_v2(theta: Shallow, fam: Family, sample: int, max_violations: int) -> F
             break
         if keys[i] is None or keys[j] is None or keys[i] == keys[j]:
             continue
-        minors = _minors(theta.row(i), theta.row(j))
-        pos = next(p for p, x in enumerate(minors) if x)
+        u_, w_ = theta.row(i), theta.row(j)
+        pos = next(t for t, (p, q) in enumerate(cols) if u_[p] * w_[q] != u_[q] * w_[p])
         u, w = _row_symbols(i, m), _row_symbols(j, m)
         p, q = cols[pos]
-        out.witness(Witness("V2", (i, j), None, pos, minors[pos], f"{u[p]}*{w[q]} - {u[q]}*{w[p]}"))
+        out.witness(Witness("V2", (i, j), None, pos, u_[p] * w_[q] - u_[q] * w_[p], f"{u[p]}*{w[q]} - {u[q]}*{w[p]}"))
     out.checked = fam.count
     return out.freeze()
 
