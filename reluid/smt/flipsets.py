@@ -34,7 +34,7 @@ from typing import Sequence
 import z3
 
 from reluid.errors import InvalidArgument
-from reluid.smt.solver import SolverConfig, check, make_solver, rational_to_z3
+from reluid.smt.solver import SolverConfig, check, isolated, make_solver, rational_to_z3
 
 __all__ = ["ENCODINGS", "FlipSetQuery", "solve_flip_set"]
 
@@ -74,6 +74,7 @@ def _integer_row(row: Sequence[Fraction]) -> tuple[int, ...]:
     return tuple(int(x.numerator * (d // x.denominator)) for x in row)
 
 
+@isolated
 def solve_flip_set(rows: Sequence[Sequence[Fraction]], n: int, *, config: SolverConfig = SolverConfig(),
                    encoding: str = "pb") -> FlipSetQuery:
     """Ask z3 for a nonempty x ∈ {0,1}ⁿ with ``row · x = 0`` for every given row.

@@ -22,7 +22,7 @@ from typing import Sequence
 
 import z3
 
-from reluid.smt.solver import SolverConfig, check, make_solver, rational_to_z3, z3_to_rational
+from reluid.smt.solver import SolverConfig, check, isolated, make_solver, rational_to_z3, z3_to_rational
 
 __all__ = ["PatternProblem", "PatternModel", "search_other_pattern"]
 
@@ -56,6 +56,7 @@ class PatternModel:
     dead: int
 
 
+@isolated
 def search_other_pattern(problem: PatternProblem, config: SolverConfig = SolverConfig()):
     """Look for a realisation pattern of f with n neurons other than θ's own.
 

@@ -1,7 +1,8 @@
 """Making z3 solvers reproducibly and reading their answers honestly.
 
 * :func:`make_solver` is the one place solvers are created: fixed seeds and a
-  time limit, a fresh solver per query.
+  time limit, a fresh solver per query; query functions are wrapped in
+  :func:`isolated` so that each runs in a fresh z3 context.
 * :func:`check` returns a :class:`SolverOutcome` whose status is ``"sat"``,
   ``"unsat"`` or ``"unknown"`` (with z3's ``reason_unknown()``).  A ``sat`` is a
   candidate only: callers evaluate the model exactly.  An ``unsat`` is labelled
@@ -13,12 +14,13 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import z3
 
-__all__ = ["SolverConfig", "SolverOutcome", "make_solver", "check", "rational_to_z3", "z3_to_rational",
+__all__ = ["SolverConfig", "SolverOutcome", "isolated", "make_solver", "check", "rational_to_z3", "z3_to_rational",
            "z3_version"]
 
 
@@ -45,6 +47,28 @@ class SolverOutcome:
     model: object = field(default=None, compare=False, repr=False)
     reason: str | None = None
     config: SolverConfig = SolverConfig()
+
+
+def isolated(fn):
+    """Run a query function in a fresh z3 context, so that its answer does not depend on history.
+
+    z3's search order depends on the identifiers of the terms, which depend on
+    everything created earlier in the same context; a fresh context per query
+    makes models (which appear in certificates and reports) reproducible within
+    and across processes.  The previous main context is restored afterwards, so
+    terms held elsewhere stay valid.  Decorated functions must return no z3
+    objects.
+    """
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        module = z3.z3
+        saved = module._main_ctx
+        module._main_ctx = z3.Context()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            module._main_ctx = saved
+    return run
 
 
 def make_solver(config: SolverConfig = SolverConfig()) -> "z3.Solver":

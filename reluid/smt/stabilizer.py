@@ -12,11 +12,12 @@ from __future__ import annotations
 import z3
 
 from reluid.model.network import Shallow
-from reluid.smt.solver import SolverConfig, check, make_solver, rational_to_z3
+from reluid.smt.solver import SolverConfig, check, isolated, make_solver, rational_to_z3
 
 __all__ = ["stabilizer_escapes"]
 
 
+@isolated
 def stabilizer_escapes(theta: Shallow, classes, config: SolverConfig = SolverConfig(timeout_ms=20_000)):
     """Search for h ∈ Stab(θ) mapping a neuron outside its class.
 
