@@ -64,6 +64,14 @@ def _evidence_lines(claim, net: Network) -> list[str]:
             out.append(f"Evidence (lattice): an LLL-reduced basis of ker U ∩ Zⁿ ({len(ev.get('basis', ()))} "
                        "vectors), saturated (B·C = I) and complete (rank U mod p = n − r), whose Gram–Schmidt "
                        "norms all exceed √n; every flip set would be a nonzero lattice vector of norm ≤ √n.")
+        elif method == "enumerate":
+            out.append(f"Evidence (enumeration): every flip set lies in the kernel mod p = {ev.get('p')} of "
+                       f"{len(ev.get('rows', ()))} listed rows of U; the checker recomputes that kernel and tries "
+                       "every 0/1 vector in it exactly.")
+        elif method == "mitm":
+            out.append(f"Evidence (meet in the middle): the checker splits the n = {ev.get('n')} neurons in two "
+                       "halves, hashes all subset sums of each half and finds no pair that cancels (re-run "
+                       "by the checker with its own code).")
         else:
             out.append(f"Evidence ({method}): " + ", ".join(f"{k} = {v}" for k, v in ev.items() if k != "method"))
     elif kind == "flip-set" and net.is_shallow:
