@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reluid.certificates.schema import Certificate, Trust, Verdict
+from reluid.certificates.schema import Certificate, Trust, Verdict, network_from_dict, thaw
 from reluid.checker import deep as _deep  # noqa: F401  (registers verifiers)
 from reluid.checker import flipsets as _flipsets  # noqa: F401
 from reluid.checker import shallow as _shallow
@@ -56,6 +56,24 @@ class CheckReport:
         if self.reason:
             lines.append(f"  reason: {self.reason}")
         return "\n".join(lines)
+
+
+DEEP_PREMISES = frozenset({"deep-dead-neuron", "deep-always-active", "deep-never-coactive", "deep-layer-flip"})
+
+
+def _deep_hidden_support(cert: Certificate, verified_kinds) -> str:
+    """Why a deep hidden-symmetry verdict is not supported ('' when it is)."""
+    if "deep-witness" not in verified_kinds or not DEEP_PREMISES & verified_kinds:
+        return "deep hidden-symmetry verdict without a verified mechanism premise and witness claim"
+    for c in cert.claims:
+        if c.kind == "deep-witness" and c.role == "verdict":
+            try:
+                claimed = network_from_dict(thaw(c.evidence.get("network")), "deep-witness network")
+            except ReluidError as e:
+                return str(e)
+            if claimed != cert.witness.network:
+                return "the witness network differs from the one the deep-witness claim verified"
+    return ""
 
 
 def _reject(cert, checks, reason) -> CheckReport:
@@ -118,8 +136,10 @@ def check_certificate(cert: Certificate, network: Network | None = None) -> Chec
                 checks.append(ClaimCheck("witness", "witness", "failed", str(e)))
                 return _reject(cert, checks, f"witness rejected: {e}")
             checks.append(ClaimCheck("witness-network", "witness", "verified", msg))
-        elif not any(k.startswith("deep-") for k in verified_kinds):
-            return _reject(cert, checks, "deep hidden-symmetry verdict without a verified mechanism claim")
+        else:
+            reason = _deep_hidden_support(cert, verified_kinds)
+            if reason:
+                return _reject(cert, checks, reason)
     elif verdict is Verdict.NO_HIDDEN:
         if not net.is_shallow:
             return _reject(cert, checks, "reluid never certifies the absence of hidden symmetries of a deep network")

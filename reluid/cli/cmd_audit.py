@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from reluid.cli.common import write_text
+from reluid.cli.common import positive_float, write_text
 from reluid.errors import InvalidNetwork, NotShallow
 
 NAME = "audit"
@@ -25,7 +25,7 @@ def add_arguments(p) -> None:
     p.add_argument("--html", metavar="DIR", help="one HTML report per network")
     p.add_argument("--certificates", metavar="DIR", help="one certificate per network")
     p.add_argument("--reports", metavar="DIR", help="one Markdown proof-like report per network")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="per network (default 60)")
+    p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S", help="per network (default 60)")
     p.add_argument("--seed", type=int, default=0)
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from reluid.errors import InvalidArgument
-
-__all__ = ["load_network", "positive_float", "write_text"]
+__all__ = ["load_network", "positive_float", "positive_int", "write_text"]
 
 
 def load_network(path):
@@ -14,13 +12,26 @@ def load_network(path):
 
 
 def positive_float(text: str) -> float:
-    """argparse type for --timeout: a positive number of seconds."""
+    """argparse type for --timeout: a positive number of seconds (a budget, not a parameter)."""
+    import argparse
     try:
-        v = float(text)  # a time budget, not a parameter: float is fine here
+        v = float(text)
     except ValueError:
-        raise InvalidArgument(f"not a number: {text!r}") from None
-    if not v > 0:
-        raise InvalidArgument(f"must be positive: {text!r}")
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not v > 0 or v != v or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return v
+
+
+def positive_int(text: str) -> int:
+    """argparse type for counts: a positive integer."""
+    import argparse
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
     return v
 
 

@@ -1,0 +1,496 @@
+"""Checker verifiers for deep-network claims (two or more hidden layers).
+
+Imports only the standard library, :mod:`reluid.model`,
+:mod:`reluid.certificates.schema`, :mod:`reluid.checker.registry`,
+:mod:`reluid.errors` and python-flint.  Everything is recomputed from the
+network under check (``ctx.network``) with an implementation independent of
+the producer's (different normalisation for orbits, Fractions and reverse-mode
+differentiation for Jacobians).
+
+What is re-verified exactly
+    * dead / always-active neurons established by inspection: layer 1 is affine
+      (zero weights and the sign of the bias) and deeper layers see only the
+      closed positive orthant (a one-signed incoming row);
+    * the layer-flip identity Σ_{i in F} W^{l+1}[:, i] W^l[i, :] = 0;
+    * the witness θ′: that it is exactly the mechanism's construction applied
+      to θ, lies outside the orbit of θ (canonical forms), and agrees with θ at
+      every listed input;
+    * activity witnesses (exact pre-activations at listed points);
+    * full rank of the layer-flip vectors modulo a prime (no flip set exists);
+    * functional dimension: smoothness of the listed points and the rank of the
+      exact Jacobian modulo a prime.
+
+What is *not* re-verified
+    Claims whose ``method`` is ``"solver"`` (a z3 ``unsat``: a neuron dead or
+    always active beyond the first layer, a never co-active pair).  Their
+    verifiers check that the claim is well formed and say that it rests on the
+    solver; such claims must carry trust ``"solver"``.
+
+References: Grigsby, Lindsey, Rolnick 2023 (Section 5 mechanisms, Definition
+F.2, Lemma F.6); Grigsby, Lindsey, Meyerhoff, Wu 2022 (functional dimension).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import permutations, product
+
+import flint
+
+from reluid.certificates.schema import CertificateError, network_from_dict, qs
+from reluid.checker.registry import Context, fail, verifies
+from reluid.model.network import Network
+
+__all__ = ["SOLVER_NOTE", "outside_orbit", "orbit_form", "jacobian_rows"]
+
+SOLVER_NOTE = "rests on the solver (z3 unsat), not re-checked"
+_MECHANISMS = ("dead-neuron", "always-active", "never-coactive", "layer-flip")
+
+
+# ---- small readers -----------------------------------------------------------
+
+def _int(ctx, evidence, key) -> int:
+    v = evidence.get(key) if hasattr(evidence, "get") else None
+    if not isinstance(v, int) or isinstance(v, bool):
+        fail(ctx, f"evidence field {key!r} must be an integer, got {v!r}")
+    return v
+
+
+def _ints(ctx, evidence, key) -> tuple[int, ...]:
+    v = evidence.get(key)
+    if not isinstance(v, (list, tuple)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        fail(ctx, f"evidence field {key!r} must be a list of integers")
+    return tuple(v)
+
+
+def _hidden_layer(ctx, net: Network, l: int) -> int:
+    hidden = net.hidden_widths
+    if len(hidden) < 2:
+        fail(ctx, f"not a deep network: architecture {net.architecture}")
+    if not 1 <= l <= len(hidden):
+        fail(ctx, f"hidden layer {l} does not exist (the network has 1..{len(hidden)})")
+    return hidden[l - 1]
+
+
+def _neuron(ctx, net: Network, l: int, i: int) -> None:
+    n = _hidden_layer(ctx, net, l)
+    if not 0 <= i < n:
+        fail(ctx, f"neuron {i} does not exist in hidden layer {l} (width {n})")
+
+
+def _method(ctx, evidence, allowed) -> str:
+    m = evidence.get("method")
+    if m not in allowed:
+        fail(ctx, f"method must be one of {allowed}, got {m!r}")
+    return m
+
+
+def _points(ctx, evidence, key, n0) -> tuple[tuple[Fraction, ...], ...]:
+    raw = evidence.get(key)
+    if not isinstance(raw, (list, tuple)):
+        fail(ctx, f"evidence field {key!r} must be a list of points")
+    try:
+        pts = tuple(qs(x) for x in raw)
+    except CertificateError as e:
+        fail(ctx, f"{key}: {e}")
+    if any(len(x) != n0 for x in pts):
+        fail(ctx, f"{key}: every point needs {n0} coordinates")
+    return pts
+
+
+def _prime(ctx, evidence) -> int:
+    p = _int(ctx, evidence, "prime")
+    if p < 3 or not flint.fmpz(p).is_prime():
+        fail(ctx, f"{p} is not an odd prime")
+    return p
+
+
+def _residue(x: Fraction, p: int, ctx) -> int:
+    if x.denominator % p == 0:
+        fail(ctx, f"the prime {p} divides a denominator ({x})")
+    return x.numerator * pow(x.denominator, -1, p) % p
+
+
+# ---- premises ------------------------------------------------------------------
+
+def _solver_labelled(ctx: Context) -> None:
+    """A premise shown only by z3 must be labelled as resting on the solver."""
+    if not ctx.rests_on_solver:
+        fail(ctx, "the premise rests on z3 but the claim is labelled as checked")
+
+
+def _sign_premise(evidence, ctx: Context, dead: bool) -> str:
+    net = ctx.network
+    l, i = _int(ctx, evidence, "layer"), _int(ctx, evidence, "neuron")
+    _neuron(ctx, net, l, i)
+    method = _method(ctx, evidence, ("affine", "orthant", "solver"))
+    L = net.layers[l - 1]
+    w, b = L.weight[i], L.bias[i]
+    what = "dead" if dead else "always active"
+    if method == "solver":
+        _solver_labelled(ctx)
+        return f"neuron {i} of hidden layer {l} {what}: {SOLVER_NOTE}"
+    if method == "affine":
+        if l != 1:
+            fail(ctx, "the affine argument applies to hidden layer 1 only")
+        if any(w) or (b > 0 if dead else b < 0):
+            fail(ctx, f"layer-1 neuron {i} has pre-activation {list(map(str, w))}·x + {b}, which is not "
+                      f"{'<= 0' if dead else '>= 0'} everywhere")
+        return f"layer-1 neuron {i} is constant {b}: {what} (checked)"
+    if l < 2:
+        fail(ctx, "the orthant argument needs hidden layer >= 2 (its input is >= 0)")
+    ok = all(v <= 0 for v in w) and b <= 0 if dead else all(v >= 0 for v in w) and b >= 0
+    if not ok:
+        fail(ctx, f"the incoming row of neuron {i} in layer {l} is not {'<= 0' if dead else '>= 0'} entrywise")
+    return f"neuron {i} of hidden layer {l} has a {'non-positive' if dead else 'non-negative'} row on the positive orthant: {what} (checked)"
+
+
+@verifies("deep-dead-neuron")
+def verify_dead(evidence, ctx: Context) -> str:
+    """Mechanism (i): the neuron's pre-activation is <= 0 on all of R^{n0}."""
+    return _sign_premise(evidence, ctx, dead=True)
+
+
+@verifies("deep-always-active")
+def verify_always_active(evidence, ctx: Context) -> str:
+    """The neuron's pre-activation is >= 0 on all of R^{n0}."""
+    return _sign_premise(evidence, ctx, dead=False)
+
+
+@verifies("deep-never-coactive")
+def verify_never_coactive(evidence, ctx: Context) -> str:
+    """Mechanism (ii): checked for form only; the premise is a z3 ``unsat``."""
+    net = ctx.network
+    l = _int(ctx, evidence, "layer")
+    i, j = _int(ctx, evidence, "upstream"), _int(ctx, evidence, "downstream")
+    if l < 2:
+        fail(ctx, "a never co-active pair needs the downstream neuron in hidden layer >= 2")
+    _neuron(ctx, net, l - 1, i)
+    _neuron(ctx, net, l, j)
+    _method(ctx, evidence, ("solver",))
+    _solver_labelled(ctx)
+    return f"neurons ({l - 1}, {i}) and ({l}, {j}) never co-active: {SOLVER_NOTE}"
+
+
+def _flip_product_zero(net: Network, l: int, F) -> bool:
+    Wl, Wn = net.layers[l - 1].weight, net.layers[l].weight
+    return all(sum((Wn[o][i] * Wl[i][k] for i in F), Fraction(0)) == 0
+               for o in range(len(Wn)) for k in range(net.layers[l - 1].n_in))
+
+
+@verifies("deep-layer-flip")
+def verify_layer_flip(evidence, ctx: Context) -> str:
+    """Σ_{i in F} W^{l+1}[:, i] W^l[i, :] = 0, recomputed exactly."""
+    net = ctx.network
+    l = _int(ctx, evidence, "layer")
+    F = _ints(ctx, evidence, "neurons")
+    _method(ctx, evidence, ("identity",))
+    if not F or len(set(F)) != len(F):
+        fail(ctx, "a flip set must be a non-empty set of neurons")
+    for i in F:
+        _neuron(ctx, net, l, i)
+    if not _flip_product_zero(net, l, F):
+        fail(ctx, f"sum over F = {list(F)} of W^{l + 1}[:, i] W^{l}[i, :] is not zero")
+    return f"layer-flip identity holds exactly for F = {list(F)} in hidden layer {l} (checked)"
+
+
+# ---- orbits (independent of the producer: L1 normalisation) ------------------------
+
+def _key(layers) -> tuple:
+    return tuple((tuple(map(tuple, W)), tuple(b)) for W, b in layers)
+
+
+def orbit_form(net: Network, max_orders: int = 5040):
+    """Orbit normal form: each hidden row (W^l[j, :], b^l_j) scaled to L1 norm 1, rows sorted.
+
+    Ties between equal rows are broken by trying every order and keeping the
+    least result.  Returns ``None`` when some hidden neuron has a zero incoming
+    row (the form is then undefined) or the ties are too many.
+    """
+    layers0 = [([list(r) for r in L.weight], list(L.bias)) for L in net.layers]
+    nh = len(layers0) - 1
+    best = [None]
+    budget = [max_orders]
+
+    def rec(layers, l):
+        if l == nh:
+            k = _key(layers)
+            if best[0] is None or k < best[0]:
+                best[0] = k
+            return True
+        W, b = layers[l]
+        Wn, bn = layers[l + 1]
+        scaled = []
+        for j in range(len(b)):
+            norm = sum(abs(x) for x in W[j]) + abs(b[j])
+            if norm == 0:
+                return False
+            scaled.append(([x / norm for x in W[j]], b[j] / norm, norm, j))
+        scaled.sort(key=lambda t: (t[0], t[1]))
+        groups = []
+        for t in scaled:
+            if groups and groups[-1][0][0] == t[0] and groups[-1][0][1] == t[1]:
+                groups[-1].append(t)
+            else:
+                groups.append([t])
+        for choice in product(*[permutations(g) for g in groups]):
+            budget[0] -= 1
+            if budget[0] < 0:
+                return False
+            order = [t for g in choice for t in g]
+            newW = [t[0] for t in order]
+            newb = [t[1] for t in order]
+            nextW = [[row[t[3]] * t[2] for t in order] for row in Wn]
+            new_layers = list(layers)
+            new_layers[l] = (newW, newb)
+            new_layers[l + 1] = (nextW, list(bn))
+            if not rec(new_layers, l + 1):
+                return False
+        return True
+
+    return best[0] if rec(layers0, 0) else None
+
+
+def _zero_row_counts(net: Network) -> tuple[int, ...]:
+    return tuple(sum(1 for w, b in zip(L.weight, L.bias) if not any(w) and b == 0) for L in net.layers[:-1])
+
+
+def outside_orbit(a: Network, b: Network) -> bool | None:
+    """``True`` if ``b`` is provably outside the orbit of ``a``, ``False`` if inside, ``None`` if undecided."""
+    if a.architecture != b.architecture:
+        return True
+    if _zero_row_counts(a) != _zero_row_counts(b):
+        return True  # a zero incoming row stays zero under permutation and positive scaling
+    fa, fb = orbit_form(a), orbit_form(b)
+    if fa is None or fb is None:
+        return None
+    return fa != fb
+
+
+# ---- the witness -------------------------------------------------------------------
+
+def _differences(a: Network, b: Network):
+    """Positions where two same-architecture networks differ: ('W', layer-map, row, col) / ('b', layer-map, row)."""
+    out = []
+    for m, (La, Lb) in enumerate(zip(a.layers, b.layers)):
+        for r, (ra, rb) in enumerate(zip(La.weight, Lb.weight)):
+            out.extend(("W", m, r, c) for c, (x, y) in enumerate(zip(ra, rb)) if x != y)
+        out.extend(("b", m, r) for r, (x, y) in enumerate(zip(La.bias, Lb.bias)) if x != y)
+    return out
+
+
+def _check_construction(ctx, kind: str, l: int, neurons, a: Network, b: Network) -> str:
+    """θ′ = b must be exactly the mechanism's construction applied to θ = a."""
+    diffs = _differences(a, b)
+    if not diffs:
+        fail(ctx, "the witness network equals θ")
+    if kind == "dead-neuron":
+        (i,) = neurons
+        _neuron(ctx, a, l, i)
+        if any(d[0] != "W" or d[1] != l or d[3] != i for d in diffs):
+            fail(ctx, f"θ′ changes more than the outgoing column of neuron {i} in hidden layer {l}")
+        return f"θ′ changes only the outgoing weights of dead neuron ({l}, {i})"
+    if kind == "always-active":
+        (i,) = neurons
+        _neuron(ctx, a, l, i)
+        delta = b.layers[l - 1].bias[i] - a.layers[l - 1].bias[i]
+        if not delta > 0:
+            fail(ctx, f"the bias shift δ = {delta} of neuron ({l}, {i}) must be positive")
+        col = [row[i] for row in a.layers[l].weight]
+        expect = tuple(x - delta * c for x, c in zip(a.layers[l].bias, col))
+        if b.layers[l].bias != expect:
+            fail(ctx, f"b^{l + 1} of θ′ is not b^{l + 1} - δ·W^{l + 1}[:, {i}]")
+        if any(d[0] == "W" or not ((d[1] == l - 1 and d[2] == i) or d[1] == l) for d in diffs):
+            fail(ctx, "θ′ changes parameters other than b^l_i and b^{l+1}")
+        return f"θ′ moves δ = {delta} from the next layer's bias into always-active neuron ({l}, {i})"
+    if kind == "never-coactive":
+        i, j = neurons
+        if l < 2:
+            fail(ctx, "a never co-active pair needs hidden layer >= 2")
+        _neuron(ctx, a, l - 1, i)
+        _neuron(ctx, a, l, j)
+        if diffs != [("W", l - 1, j, i)]:
+            fail(ctx, f"θ′ must differ from θ exactly in W^{l}[{j}, {i}]")
+        if not b.layers[l - 1].weight[j][i] < a.layers[l - 1].weight[j][i]:
+            fail(ctx, f"W^{l}[{j}, {i}] must decrease")
+        return f"θ′ decreases W^{l}[{j}, {i}] between never co-active neurons"
+    if kind == "layer-flip":
+        F = tuple(neurons)
+        if not F or len(set(F)) != len(F):
+            fail(ctx, "a flip set must be a non-empty set of neurons")
+        for i in F:
+            _neuron(ctx, a, l, i)
+        if not _flip_product_zero(a, l, F):
+            fail(ctx, f"the layer-flip identity fails for F = {list(F)}")
+        La, Lb, Na, Nb = a.layers[l - 1], b.layers[l - 1], a.layers[l], b.layers[l]
+        for i in range(La.n_out):
+            s = -1 if i in F else 1
+            if Lb.weight[i] != tuple(s * x for x in La.weight[i]) or Lb.bias[i] != s * La.bias[i]:
+                fail(ctx, f"row {i} of layer {l} is not {'negated' if s < 0 else 'kept'}")
+        expect = tuple(c + sum((row[i] * La.bias[i] for i in F), Fraction(0)) for c, row in zip(Na.bias, Na.weight))
+        if Nb.weight != Na.weight or Nb.bias != expect:
+            fail(ctx, f"layer {l + 1} of θ′ is not W^{l + 1} with b^{l + 1} + Σ_F W^{l + 1}[:, i] b^{l}_i")
+        if any(d[1] not in (l - 1, l) for d in diffs):
+            fail(ctx, "θ′ changes other layers")
+        return f"θ′ flips F = {list(F)} in hidden layer {l} (identity checked)"
+    fail(ctx, f"unknown mechanism {kind!r}")
+
+
+@verifies("deep-witness")
+def verify_witness(evidence, ctx: Context) -> str:
+    """θ′: the exact construction, outside the orbit, equal outputs at the listed inputs."""
+    net = ctx.network
+    kind = evidence.get("mechanism")
+    if kind not in _MECHANISMS:
+        fail(ctx, f"unknown mechanism {kind!r}")
+    l = _int(ctx, evidence, "layer")
+    neurons = _ints(ctx, evidence, "neurons")
+    _hidden_layer(ctx, net, l)
+    try:
+        theta2 = network_from_dict(_thaw(evidence.get("network")), "witness network")
+    except CertificateError as e:
+        fail(ctx, str(e))
+    if theta2.architecture != net.architecture:
+        fail(ctx, f"witness architecture {theta2.architecture} differs from {net.architecture}")
+    if kind == "never-coactive" and len(neurons) != 2 or kind in ("dead-neuron", "always-active") and len(neurons) != 1:
+        fail(ctx, f"wrong number of neurons for {kind}")
+    how = _check_construction(ctx, kind, l, neurons, net, theta2)
+    out = outside_orbit(net, theta2)
+    if out is None:
+        fail(ctx, "cannot decide orbit membership (zero incoming rows in both networks)")
+    if not out:
+        fail(ctx, "θ′ lies in the orbit of θ: not a hidden symmetry")
+    inputs = _points(ctx, evidence, "inputs", net.input_dim)
+    if not inputs:
+        fail(ctx, "no inputs listed")
+    for x in inputs:
+        if net(x) != theta2(x):
+            fail(ctx, f"θ and θ′ differ at input {[str(v) for v in x]}")
+    return f"{how}; outside the orbit (normal forms differ); equal at {len(inputs)} inputs (checked)"
+
+
+def _thaw(obj):
+    if hasattr(obj, "items"):
+        return {k: _thaw(v) for k, v in obj.items()}
+    if isinstance(obj, tuple):
+        return [_thaw(v) for v in obj]
+    return obj
+
+
+# ---- information claims ------------------------------------------------------------
+
+@verifies("deep-activity-witnesses")
+def verify_activity(evidence, ctx: Context) -> str:
+    """Exact pre-activations at the listed points have the listed signs."""
+    net = ctx.network
+    pts = _points(ctx, evidence, "points", net.input_dim)
+    pre = [net.preactivations(x) for x in pts]
+
+    def entries(key, size):
+        raw = evidence.get(key)
+        if not isinstance(raw, (list, tuple)) or not all(
+                isinstance(t, (list, tuple)) and len(t) == size and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                        for v in t) for t in raw):
+            fail(ctx, f"{key} must be a list of {size}-tuples of integers")
+        for t in raw:
+            if not 0 <= t[-1] < len(pts):
+                fail(ctx, f"{key}: point index {t[-1]} out of range")
+        return raw
+
+    for l, i, k in entries("active", 3):
+        _neuron(ctx, net, l, i)
+        if not pre[k][l - 1][i] > 0:
+            fail(ctx, f"neuron ({l}, {i}) is not active at point {k}")
+    for l, i, k in entries("inactive", 3):
+        _neuron(ctx, net, l, i)
+        if not pre[k][l - 1][i] < 0:
+            fail(ctx, f"neuron ({l}, {i}) is not negative at point {k}")
+    for l, i, j, k in entries("coactive", 4):
+        if l < 2:
+            fail(ctx, "co-activity needs hidden layer >= 2")
+        _neuron(ctx, net, l - 1, i)
+        _neuron(ctx, net, l, j)
+        if not (pre[k][l - 2][i] > 0 and pre[k][l - 1][j] > 0):
+            fail(ctx, f"neurons ({l - 1}, {i}) and ({l}, {j}) are not co-active at point {k}")
+    return (f"{len(evidence['active'])} activity, {len(evidence['inactive'])} inactivity and "
+            f"{len(evidence['coactive'])} co-activity witnesses at {len(pts)} points (checked)")
+
+
+@verifies("deep-no-layer-flip")
+def verify_no_layer_flip(evidence, ctx: Context) -> str:
+    """The vectors vec(W^{l+1}[:, i] W^l[i, :]) have full rank mod p, hence over Q: no flip set."""
+    net = ctx.network
+    p = _prime(ctx, evidence)
+    layers = _ints(ctx, evidence, "layers")
+    for l in layers:
+        n = _hidden_layer(ctx, net, l)
+        Wl, Wn = net.layers[l - 1].weight, net.layers[l].weight
+        rows = [[_residue(Wn[o][i] * Wl[i][k], p, ctx) for i in range(n)]
+                for o in range(len(Wn)) for k in range(net.layers[l - 1].n_in)]
+        if flint.nmod_mat(len(rows), n, [v for r in rows for v in r], p).rank() != n:
+            fail(ctx, f"the layer-flip vectors of hidden layer {l} are dependent modulo {p}")
+    return f"no layer flip set in hidden layers {list(layers)}: full rank modulo {p} (checked)"
+
+
+def jacobian_rows(net: Network, x) -> tuple[list[list[Fraction]], bool]:
+    """(rows ∂F_o(x)/∂θ for every output o, smooth) by exact reverse-mode differentiation.
+
+    Parameters are ordered layer by layer, W row-major then b; ``smooth`` is
+    False when some hidden pre-activation is exactly 0.
+    """
+    hs = [tuple(x)]
+    masks = []
+    smooth = True
+    for L in net.layers[:-1]:
+        z = L.apply(hs[-1])
+        smooth = smooth and all(v != 0 for v in z)
+        masks.append(tuple(v > 0 for v in z))
+        hs.append(tuple(v if v > 0 else Fraction(0) for v in z))
+    rows = []
+    for out in range(net.output_dim):
+        delta = [Fraction(int(o == out)) for o in range(net.output_dim)]
+        grads = []
+        for m in range(len(net.layers) - 1, -1, -1):
+            L = net.layers[m]
+            grads.append([d * h for d in delta for h in hs[m]] + list(delta))
+            if m:
+                delta = [sum((L.weight[o][k] * delta[o] for o in range(L.n_out)), Fraction(0)) if masks[m - 1][k]
+                         else Fraction(0) for k in range(L.n_in)]
+        rows.append([v for g in reversed(grads) for v in g])
+    return rows, smooth
+
+
+def _upper_bound(arch) -> int:
+    D = sum(arch[l + 1] * (arch[l] + 1) for l in range(len(arch) - 1))
+    U = D - sum(arch[1:-1])
+    k = arch[-1]
+    if all(a == 1 for a in arch[:-1]) and len(arch) >= 3:
+        U = min(U, 2 * k + 2)  # width-one chains compute clipped ramps
+    return U
+
+
+@verifies("functional-dimension")
+def verify_functional_dimension(evidence, ctx: Context) -> str:
+    """rank_p of the exact Jacobian at the listed parametrically smooth points is >= the claimed rank."""
+    net = ctx.network
+    p = _prime(ctx, evidence)
+    r = _int(ctx, evidence, "rank")
+    U = _upper_bound(net.architecture)
+    if _int(ctx, evidence, "upper_bound") != U:
+        fail(ctx, f"the upper bound is {U}, not {evidence['upper_bound']}")
+    if _int(ctx, evidence, "n_params") != net.n_params:
+        fail(ctx, f"the network has {net.n_params} parameters")
+    if r > U:
+        fail(ctx, f"claimed rank {r} exceeds the upper bound {U}")
+    pts = _points(ctx, evidence, "points", net.input_dim)
+    rows = []
+    for x in pts:
+        jac, smooth = jacobian_rows(net, x)
+        if not smooth:
+            fail(ctx, f"point {[str(v) for v in x]} is not parametrically smooth (a pre-activation is 0)")
+        rows.extend([_residue(v, p, ctx) for v in row] for row in jac)
+    got = flint.nmod_mat(len(rows), net.n_params, [v for rw in rows for v in rw], p).rank() if rows else 0
+    if got < r:
+        fail(ctx, f"the Jacobian at the listed points has rank {got} modulo {p}, less than the claimed {r}")
+    tail = f"dim_fun = U = {U} (certified)" if got >= U else f"dim_fun >= {got}, U = {U}"
+    return f"{len(pts)} smooth points, Jacobian rank {got} modulo {p}: {tail} (checked)"

@@ -1,0 +1,288 @@
+"""Deep networks: mechanisms, witnesses, orbits, certificates and their checker (Grigsby-Lindsey-Rolnick 2023, §5)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from fractions import Fraction as F
+
+import pytest
+
+import reluid.checker.deep as checker_deep
+from reluid.analysis.deep import (certify_deep, deep_orbit_canonical, detect_mechanisms, is_deep_canonical,
+                                  orbit_element, same_orbit)
+from reluid.analysis.deep.mechanisms import (ALWAYS_ACTIVE, DEAD, LAYER_FLIP, NEVER_COACTIVE, Mechanism,
+                                             layer_flip_sets)
+from reluid.certificates.schema import Trust, Verdict, from_json, to_json
+from reluid.checker.registry import VERIFIERS, Context
+from reluid.errors import CheckFailed, InvalidArgument
+from reluid.model import Network
+from reluid.model.symmetry import GroupElement, act_layers
+from reluid.smt.deep import Condition, find_input
+from reluid.smt.solver import SolverConfig, SolverOutcome
+
+N = Network.from_lists
+
+# ---- planted networks (the premise of each was derived by hand) --------------------------
+
+#: layer-1 neuron 0 is the constant -1 (affine: dead by inspection)
+DEAD_L1 = N([([[0, 0], [1, 1], [1, -1]], [-1, 0, 1]), ([[1, 2, -1], [1, -1, 1]], [0, -1]), ([[1, -1]], [0])])
+#: layer-2 neuron 0 has a non-positive row: dead on the positive orthant (mechanism (i), Figure 2)
+DEAD_ORTHANT = N([([[1, 0], [0, 1]], [0, 0]), ([[-1, -2], [1, 1]], [0, -1]), ([[1, 1]], [0])])
+#: layer-2 neuron 0 is -σ(x) + σ(x - 1) - 1 <= -1: dead, but its row has mixed signs (needs z3);
+#: nothing here is checkable by inspection, so certify_deep must rest on the solver
+DEAD_SOLVER = N([([[1], [1], [-1]], [0, -1, 0]), ([[-1, 1, 0], [1, -2, 1]], [-1, 0]), ([[1, 1]], [0])])
+#: layer-2 neuron 0 is σ(x) - σ(x - 1) >= 0: always active, mixed signs (needs z3)
+ALWAYS_SOLVER = N([([[1], [1], [-1]], [0, -1, 0]), ([[1, -1, 0], [1, 1, 1]], [0, -1]), ([[2, 1]], [0])])
+#: layer-2 neuron 0 is σ(-x) - σ(x): positive only where layer-1 neuron 0 = σ(x) is zero (mechanism (ii))
+COACTIVE = N([([[1], [-1], [2]], [0, 0, -1]), ([[-1, 1, 0], [1, 1, 1]], [0, -1]), ([[1, 2]], [1])])
+#: layer-1 rows (1, 2 | 1) and (-1, -2 | 0) with equal outgoing columns: F = {0, 1} is a layer flip set
+FLIP = N([([[1, 2], [-1, -2], [2, -1]], [1, 0, 1]), ([[1, 1, 3], [2, 2, -1]], [0, 1]), ([[1, -1]], [0])])
+#: nothing planted
+GENERIC = N([([[1, 2], [-1, 1], [2, -1]], [1, 0, -1]), ([[1, -1, 2], [2, 1, -1], [-1, 1, 1]], [0, 1, -1]),
+             ([[1, -2, 1]], [1])])
+
+PLANTED = [
+    ("dead_l1", DEAD_L1, DEAD, 1, (0,), "affine"),
+    ("dead_orthant", DEAD_ORTHANT, DEAD, 2, (0,), "orthant"),
+    ("dead_solver", DEAD_SOLVER, DEAD, 2, (0,), "solver"),
+    ("always_solver", ALWAYS_SOLVER, ALWAYS_ACTIVE, 2, (0,), "solver"),
+    ("never_coactive", COACTIVE, NEVER_COACTIVE, 2, (0, 0), "solver"),
+    ("layer_flip", FLIP, LAYER_FLIP, 1, (0, 1), "identity"),
+]
+
+
+def random_inputs(n0, count=300, seed=0):
+    rng = random.Random(seed)
+    return [tuple(F(rng.randint(-4000, 4000), rng.choice([1, 7, 64, 1000])) for _ in range(n0)) for _ in range(count)]
+
+
+def verify(cert, net=None):
+    net = net or cert.network
+    return {c.id: VERIFIERS[c.kind](c.evidence, Context(net, c.id, c.trust is Trust.SOLVER)) for c in cert.claims}
+
+
+# ---- mechanisms ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name,net,kind,layer,neurons,method", PLANTED, ids=[p[0] for p in PLANTED])
+def test_planted_mechanism_found_with_valid_witness(name, net, kind, layer, neurons, method):
+    rep = detect_mechanisms(net, solver="always", timeout=30)
+    found = [m for m in rep.mechanisms if (m.kind, m.layer, m.neurons) == (kind, layer, neurons)]
+    assert found, rep.mechanisms
+    m = found[0]
+    assert m.method == method
+    assert m.trust is (Trust.SOLVER if method == "solver" else Trust.CHECKED)
+    assert (m.solver is not None) == (method == "solver")
+    theta2 = m.witness(net)
+    assert theta2 != net
+    assert all(net(x) == theta2(x) for x in random_inputs(net.input_dim))   # same function
+    assert orbit_element(net, theta2) is None                               # outside the orbit
+    assert checker_deep.outside_orbit(net, theta2) is True                  # the checker agrees
+
+
+@pytest.mark.parametrize("name,net,kind,layer,neurons,method", PLANTED, ids=[p[0] for p in PLANTED])
+def test_certificate_round_trip_and_checker(name, net, kind, layer, neurons, method):
+    cert = certify_deep(net, timeout=30, fundim_points=400)
+    assert cert.verdict is Verdict.HIDDEN
+    assert cert.witness is not None
+    back = from_json(to_json(cert))
+    assert back == cert
+    if name == "dead_solver":  # nothing is checkable by inspection there
+        assert back.rests_on_solver and back.witness.mechanism == DEAD
+    summaries = verify(back)
+    assert "witness" in summaries and "premise" in summaries
+    prem = next(c for c in back.claims if c.id == "premise")
+    if prem.trust is Trust.SOLVER:
+        assert checker_deep.SOLVER_NOTE in summaries["premise"]
+        assert back.rests_on_solver
+    else:
+        assert "(checked)" in summaries["premise"]
+
+
+def test_layer_flip_sets_exact():
+    sets, status = layer_flip_sets(FLIP, 1)
+    assert status == "exhausted" and sets == [(0, 1)]
+    assert layer_flip_sets(GENERIC, 1) == ([], "full-rank")
+
+
+def test_generic_network_is_unknown_never_no_hidden():
+    cert = certify_deep(GENERIC, timeout=30, fundim_points=400)
+    assert cert.verdict is Verdict.UNKNOWN
+    assert "Functional dimension" in cert.reason and "dim_fun" in cert.reason
+    assert cert.witness is None
+    kinds = {c.kind for c in cert.claims}
+    assert {"deep-activity-witnesses", "deep-no-layer-flip", "functional-dimension"} <= kinds
+    verify(from_json(to_json(cert)))
+
+
+def test_shallow_is_not_our_job():
+    with pytest.raises(InvalidArgument):
+        certify_deep(N([([[1], [-1]], [0, 0]), ([[1, 1]], [0])]))
+    with pytest.raises(InvalidArgument):
+        detect_mechanisms(N([([[1], [-1]], [0, 0]), ([[1, 1]], [0])]))
+
+
+def test_solver_unknown_never_becomes_a_verdict(monkeypatch):
+    import reluid.smt.deep as smt_deep
+    monkeypatch.setattr(smt_deep, "check", lambda s, cfg: SolverOutcome("unknown", None, "timeout", cfg))
+    rep = detect_mechanisms(DEAD_SOLVER, solver="always", timeout=30)
+    assert not any(m.method == "solver" for m in rep.mechanisms)
+    assert any("timeout" in why for _, why in rep.undecided)
+    cert = certify_deep(DEAD_SOLVER, timeout=30, fundim_points=200)
+    assert cert.verdict is Verdict.UNKNOWN
+    assert "timeout" in cert.reason
+
+
+def test_solver_budget_exhausted_is_recorded():
+    rep = detect_mechanisms(DEAD_SOLVER, solver="always", timeout=1e-9)
+    assert rep.solver_queries == 0
+    assert any("budget" in why for _, why in rep.undecided)
+
+
+def test_find_input_sat_is_exactly_rechecked():
+    res = find_input(COACTIVE, [Condition(1, 1, ">0"), Condition(2, 0, ">0")], SolverConfig(seed=3, timeout_ms=5000))
+    assert res.sat
+    pre = COACTIVE.preactivations(res.point)
+    assert pre[0][1] > 0 and pre[1][0] > 0
+    assert find_input(COACTIVE, [Condition(1, 0, ">0"), Condition(2, 0, ">0")]).unsat
+    with pytest.raises(InvalidArgument):
+        find_input(COACTIVE, [Condition(3, 0, ">0")])
+    with pytest.raises(InvalidArgument):
+        Condition(1, 0, ">1")
+
+
+# ---- orbits --------------------------------------------------------------------------------
+
+def _random_net(rng, arch):
+    return N([([[rng.randint(-3, 3) for _ in range(a)] for _ in range(b)], [rng.randint(-3, 3) for _ in range(b)])
+              for a, b in zip(arch, arch[1:])])
+
+
+def _random_g(rng, n):
+    p = list(range(n))
+    rng.shuffle(p)
+    return GroupElement(tuple(p), tuple(F(rng.randint(1, 6), rng.randint(1, 6)) for _ in range(n)))
+
+
+def test_orbit_canonical_form_and_membership():
+    rng = random.Random(11)
+    for _ in range(60):
+        arch = (rng.randint(1, 3),) + tuple(rng.randint(1, 4) for _ in range(rng.randint(2, 3))) + (rng.randint(1, 2),)
+        net = _random_net(rng, arch)
+        gs = tuple(_random_g(rng, n) for n in net.hidden_widths)
+        other = act_layers(gs, net)
+        found = orbit_element(net, other)
+        assert found is not None and act_layers(found, net) == other
+        try:
+            canon, hs = deep_orbit_canonical(net)
+        except InvalidArgument:  # a zero incoming row: the normal form is undefined
+            assert any(not any(w) and not b for L in net.layers[:-1] for w, b in zip(L.weight, L.bias))
+            continue
+        assert act_layers(hs, net) == canon
+        assert is_deep_canonical(canon)
+        assert deep_orbit_canonical(other)[0] == canon
+        assert checker_deep.orbit_form(net) == checker_deep.orbit_form(other)
+
+
+def test_orbit_distinguishes_sign_changes_and_zero_rows():
+    net = N([([[0, 0], [1, 1]], [0, 1]), ([[1, 2], [3, -1]], [0, 0]), ([[1, 1]], [0])])
+    g = (GroupElement((1, 0), (F(2), F(5))), GroupElement((0, 1), (F(1), F(3))))
+    assert same_orbit(net, act_layers(g, net))          # the zero row is handled by orbit_element
+    flipped = N([([[0, 0], [1, 1]], [0, 1]), ([[-1, 2], [3, -1]], [0, 0]), ([[1, 1]], [0])])
+    assert not same_orbit(net, flipped)
+    with pytest.raises(InvalidArgument):
+        deep_orbit_canonical(net)
+    assert checker_deep.outside_orbit(net, flipped) is None   # the checker refuses to guess
+
+
+# ---- the checker rejects tampering ----------------------------------------------------------
+
+def _claim(cert, cid):
+    return next(c for c in cert.claims if c.id == cid)
+
+
+def _tampered(evidence, **changes):
+    d = {k: v for k, v in evidence.items()}
+    d.update(changes)
+    return d
+
+
+@pytest.mark.parametrize("net", [DEAD_L1, DEAD_ORTHANT, FLIP], ids=["dead_l1", "dead_orthant", "flip"])
+def test_checker_rejects_tampered_witness(net):
+    cert = certify_deep(net, timeout=10, fundim=False)
+    w = _claim(cert, "witness")
+    ctx = Context(net, "witness")
+    netd = cert.witness.network.to_dict()
+    # change an unrelated parameter of θ′
+    netd["layers"][-1]["bias"][0] = netd["layers"][-1]["bias"][0] + 1 if isinstance(netd["layers"][-1]["bias"][0], int) \
+        else "7/3"
+    with pytest.raises(CheckFailed):
+        VERIFIERS["deep-witness"](_tampered(w.evidence, network=netd), ctx)
+    # θ′ = θ itself
+    with pytest.raises(CheckFailed):
+        VERIFIERS["deep-witness"](_tampered(w.evidence, network=net.to_dict()), ctx)
+    # wrong layer
+    with pytest.raises(CheckFailed):
+        VERIFIERS["deep-witness"](_tampered(w.evidence, layer=9), ctx)
+    # a float in the inputs
+    with pytest.raises(CheckFailed):
+        VERIFIERS["deep-witness"](_tampered(w.evidence, inputs=[[0.5] * net.input_dim]), ctx)
+
+
+def test_checker_rejects_false_premises():
+    ctx = Context(GENERIC, "p")
+    with pytest.raises(CheckFailed):
+        VERIFIERS["deep-dead-neuron"]({"layer": 1, "neuron": 0, "method": "affine"}, ctx)
+    with pytest.raises(CheckFailed):
+        VERIFIERS["deep-dead-neuron"]({"layer": 2, "neuron": 0, "method": "orthant"}, ctx)
+    with pytest.raises(CheckFailed):
+        VERIFIERS["deep-always-active"]({"layer": 2, "neuron": 1, "method": "orthant"}, ctx)
+    with pytest.raises(CheckFailed):
+        VERIFIERS["deep-layer-flip"]({"layer": 1, "neurons": [0, 1], "method": "identity"}, ctx)
+    with pytest.raises(CheckFailed):
+        VERIFIERS["deep-never-coactive"]({"layer": 1, "upstream": 0, "downstream": 0, "method": "solver"}, ctx)
+    with pytest.raises(CheckFailed):
+        VERIFIERS["deep-no-layer-flip"]({"layers": [1], "prime": 15}, ctx)
+    with pytest.raises(CheckFailed):
+        VERIFIERS["deep-no-layer-flip"]({"layers": [1], "prime": 2147483647}, Context(FLIP, "p"))
+    with pytest.raises(CheckFailed):
+        VERIFIERS["deep-activity-witnesses"]({"points": [[0, 0]], "active": [[1, 1, 0]], "inactive": [],
+                                              "coactive": []}, ctx)
+    assert "(checked)" in VERIFIERS["deep-layer-flip"]({"layer": 1, "neurons": [0, 1], "method": "identity"},
+                                                      Context(FLIP, "p"))
+
+
+def test_checker_imports_only_the_trusted_core():
+    code = "import sys, reluid.checker.deep; print('\\n'.join(sorted(sys.modules)))"
+    mods = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    bad = [m for m in mods if m.split(".")[0] in ("z3", "sympy", "networkx", "numpy")
+           or m.startswith(("reluid.analysis", "reluid.smt", "reluid.io"))]
+    assert not bad
+
+
+def test_mechanism_validation():
+    with pytest.raises(InvalidArgument):
+        Mechanism("teleport", 1, (0,), "affine")
+    with pytest.raises(InvalidArgument):
+        Mechanism(DEAD, 1, (0,), "guess")
+    with pytest.raises(InvalidArgument):
+        Mechanism(ALWAYS_ACTIVE, 2, (0,), "orthant").witness(DEAD_ORTHANT, F(-1))
+
+
+def test_checker_rejects_relabelled_or_swapped_deep_certificates():
+    """A solver premise relabelled as checked, or a witness swapped for another network, is rejected."""
+    import json
+    from reluid.checker.check import check_certificate
+
+    planted = {p[0]: p[1] for p in PLANTED}
+    cert = certify_deep(planted["dead_solver"], timeout=30, fundim_points=400)
+    assert check_certificate(cert).valid
+    d = json.loads(to_json(cert))
+    for c in d["claims"]:
+        if c["trust"] == "solver":
+            c["trust"], c["solver"] = "checked", None
+    assert not check_certificate(from_json(json.dumps(d))).valid
+    d = json.loads(to_json(cert))
+    d["witness"]["network"] = d["network"]["embedded"]
+    assert not check_certificate(from_json(json.dumps(d))).valid
