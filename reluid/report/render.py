@@ -47,6 +47,10 @@ def _network_lines(net: Network) -> list[str]:
                 lines.append(f"neuron {i + 1}: m_{i + 1} = {_vec(t.out(i))}, a_{i + 1} = {_vec(t.A[i])}, "
                              f"b_{i + 1} = {fmt_q(t.b[i])}")
             lines.append(f"c = {_vec(t.c)}")
+    elif net.n_params <= 80:
+        for l, L in enumerate(net.layers, 1):
+            rows = "; ".join(" ".join(fmt_q(x) for x in r) for r in L.weight)
+            lines.append(f"W^{l} = [{rows}], b^{l} = {_vec(L.bias)}")
     return lines
 
 
@@ -101,7 +105,8 @@ def _sections(cert: Certificate, net: Network | None, title: str | None):
     for n_, c in enumerate(cert.claims, 1):
         tag = {Trust.CHECKED: "checked exactly", Trust.SOLVER: "rests on the solver"}[c.trust]
         role = "" if c.role == "verdict" else ", information only"
-        stmt = c.statement[0].upper() + c.statement[1:] if c.statement[:1].isascii() else c.statement
+        first = c.statement.split(" ", 1)[0]
+        stmt = c.statement[0].upper() + c.statement[1:] if first.isascii() and first.isalpha() else c.statement
         claim_lines.append(f"Claim {n_} ({c.kind}; {tag}{role}). {stmt}. "
                            f"[{c.reference}]")
         if net is not None:

@@ -204,13 +204,15 @@ def certify_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, solver: 
         wclaim = Claim(
             id="witness", kind="deep-witness",
             statement=(f"θ′ is obtained from θ by the {m.kind} construction at hidden layer {m.layer} "
-                       f"(neurons {list(m.neurons)}); it computes the same function (given the premise), lies outside "
+                       f"(neurons {[i + 1 for i in m.neurons]}, counted from 1); it computes the same function (given the premise), lies outside "
                        f"the orbit of θ, and agrees with θ at {len(inputs)} listed inputs"),
             reference=m.reference,
             evidence={"mechanism": m.kind, "layer": m.layer, "neurons": list(m.neurons), "premise": "premise",
                       "network": theta2.to_dict(), "inputs": _points(inputs)})
-        where = (f"hidden layer {m.layer - 1} neuron {m.neurons[0]} -> hidden layer {m.layer} neuron {m.neurons[1]}"
-                 if m.kind == NEVER_COACTIVE else f"hidden layer {m.layer}, neurons {list(m.neurons)}")
+        # shown 1-based, like the layers; the "neurons" fields stay 0-based indices
+        where = (f"hidden layer {m.layer - 1} neuron {m.neurons[0] + 1} -> hidden layer {m.layer} neuron "
+                 f"{m.neurons[1] + 1}" if m.kind == NEVER_COACTIVE
+                 else f"hidden layer {m.layer}, neurons {[i + 1 for i in m.neurons]}")
         witness = Witness(mechanism=m.kind, network=theta2,
                           details={"location": where, "layer": m.layer, "neurons": list(m.neurons),
                                    "delta": delta, "method": m.method, "trust": m.trust.value})
