@@ -19,6 +19,7 @@ __all__ = [
     "CertificateError",
     "CheckFailed",
     "SolverUnknown",
+    "OrbitSearchExhausted",
 ]
 
 
@@ -105,3 +106,11 @@ class SolverUnknown(ReluidError):
     def __init__(self, reason: str):
         self.reason = reason
         super().__init__(f"solver returned unknown: {reason}")
+
+
+class OrbitSearchExhausted(ReluidError):
+    """The deep orbit search hit its node budget (only with massively tied neurons)."""
+
+    def __init__(self, nodes: int):
+        self.nodes = nodes
+        super().__init__(f"orbit search stopped after {nodes} nodes; the networks have too many tied neurons")

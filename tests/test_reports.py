@@ -1,10 +1,8 @@
 """The committed reports under reports/ are current (regenerate with reports/regenerate.sh)."""
 
-import filecmp
 import os
 import re
 
-import pytest
 
 from reluid.cli.main import main
 

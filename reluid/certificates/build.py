@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 
 from reluid.certificates.schema import Certificate, Claim, Trust, Verdict, Witness
 from reluid.model.network import Network

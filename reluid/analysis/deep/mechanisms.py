@@ -56,7 +56,7 @@ import flint
 import numpy as np
 
 from reluid.certificates.schema import Trust
-from reluid.errors import InvalidArgument, ReluidError
+from reluid.errors import InvalidArgument, OrbitSearchExhausted
 from reluid.model.network import Layer, Network
 from reluid.model.symmetry import GroupElement, act_layers
 
@@ -70,14 +70,6 @@ __all__ = ["deep_orbit_canonical", "is_deep_canonical", "orbit_element", "same_o
 #: hidden layer, seen as a shallow network on the image of the earlier layers.
 #: Empty for now: the shallow analysis (reluid.analysis.shallow) registers here.
 SHALLOW_HOOKS: list[Callable] = []
-
-
-class OrbitSearchExhausted(ReluidError):
-    """The orbit search hit its node budget (only with massively tied neurons)."""
-
-    def __init__(self, nodes: int):
-        self.nodes = nodes
-        super().__init__(f"orbit search stopped after {nodes} nodes; the networks have too many tied neurons")
 
 
 def network_key(net: Network) -> tuple:

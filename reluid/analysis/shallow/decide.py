@@ -27,7 +27,6 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from reluid.analysis.shallow.function import canonical_row, equivalent, function_data
-from reluid.analysis.shallow.orbit import same_orbit
 from reluid.certificates.schema import Verdict
 from reluid.model.network import Network, Shallow
 

@@ -1033,7 +1033,6 @@ def all_flip_sets(theta, *, limit: int | None = None, timeout: float | None = No
         if prob.n == 0:
             return ()
         prof = _profile(prob, clock)
-        r = prob.n - len(prof.rows)
         if prof.coeff is not None:
             for F in _kernel_candidates(prof, clock, _Progress(False), "count"):
                 add(F)
