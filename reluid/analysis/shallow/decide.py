@@ -289,7 +289,7 @@ def _decide_generic(theta, *, timeout, seed, progress, count_orbits) -> Decision
         wit = Shallow(theta.M, tuple(A), tuple(b), tuple(c), theta.m)
         orbits = None
         if count_orbits:
-            orbits = count_flip_sets(theta, timeout=min(timeout or 10.0, 10.0))
+            orbits = count_flip_sets(theta, timeout=min(timeout or 2.0, 2.0))
         details = {"flip_set": tuple(F),
                    "note": "Σ_{i∈F} m_i a_iᵀ = 0; flip the rows in F, c′ = c + Σ_{i∈F} m_i b_i"}
         if orbits is not None:
