@@ -286,3 +286,28 @@ def test_checker_rejects_relabelled_or_swapped_deep_certificates():
     d = json.loads(to_json(cert))
     d["witness"]["network"] = d["network"]["embedded"]
     assert not check_certificate(from_json(json.dumps(d))).valid
+
+
+ZERO_OUT = N([([[1, 2], [-1, 1], [2, -1]], [1, 0, -1]), ([[1, 0, 2], [2, 0, -1]], [0, 1]), ([[1, -1]], [0])])
+PROPORTIONAL_PAIR = N([([[1, 2], [-1, 1], [2, -1]], [1, 0, -1]), ([[1, -1, 2], [2, -2, 4]], [0, 0]), ([[1, 3]], [0])])
+
+
+@pytest.mark.parametrize("net, kind, layer, neurons", [
+    (ZERO_OUT, "zero-outgoing", 1, (1,)),            # W^2[:, 1] = 0: the incoming row of neuron 1 is free
+    (PROPORTIONAL_PAIR, "proportional-neurons", 2, (0, 1)),   # row 1 = 2 · row 0 in hidden layer 2
+])
+def test_exact_structure_mechanisms(net, kind, layer, neurons):
+    """Lemma 10 and Lemma 11(1) inside one hidden layer give checkable hidden symmetries."""
+    from reluid.checker.check import check_certificate
+
+    report = detect_mechanisms(net, solver="never")
+    found = [m for m in report.mechanisms if m.kind == kind]
+    assert found and (found[0].layer, found[0].neurons) == (layer, neurons)
+    cert = certify_deep(net, timeout=30, fundim_points=400)
+    assert cert.verdict is Verdict.HIDDEN and not cert.rests_on_solver
+    assert check_certificate(from_json(to_json(cert))).valid
+    theta2 = found[0].witness(net)
+    rng = random.Random(0)
+    for _ in range(30):
+        x = [F(rng.randint(-40, 40), rng.randint(1, 9)) for _ in range(net.input_dim)]
+        assert net(x) == theta2(x)

@@ -58,7 +58,8 @@ class CheckReport:
         return "\n".join(lines)
 
 
-DEEP_PREMISES = frozenset({"deep-dead-neuron", "deep-always-active", "deep-never-coactive", "deep-layer-flip"})
+DEEP_PREMISES = frozenset({"deep-dead-neuron", "deep-always-active", "deep-never-coactive", "deep-layer-flip",
+                           "deep-zero-outgoing", "deep-proportional"})
 
 
 def _deep_hidden_support(cert: Certificate, verified_kinds) -> str:

@@ -44,7 +44,8 @@ from reluid.model.network import Network
 __all__ = ["SOLVER_NOTE", "outside_orbit", "orbit_form", "jacobian_rows"]
 
 SOLVER_NOTE = "rests on the solver (z3 unsat), not re-checked"
-_MECHANISMS = ("dead-neuron", "always-active", "never-coactive", "layer-flip")
+_MECHANISMS = ("dead-neuron", "always-active", "never-coactive", "layer-flip", "zero-outgoing",
+               "proportional-neurons")
 
 
 # ---- small readers -----------------------------------------------------------
@@ -314,6 +315,21 @@ def _check_construction(ctx, kind: str, l: int, neurons, a: Network, b: Network)
         if not b.layers[l - 1].weight[j][i] < a.layers[l - 1].weight[j][i]:
             fail(ctx, f"W^{l}[{j}, {i}] must decrease")
         return f"θ′ decreases W^{l}[{j}, {i}] between never co-active neurons"
+    if kind == "zero-outgoing":
+        (i,) = neurons
+        _zero_outgoing(ctx, a, l, i)
+        if any(d[1] != l - 1 or d[2] != i for d in diffs):
+            fail(ctx, f"θ′ changes more than the incoming weights of neuron ({l}, {i})")
+        return f"θ′ changes only the incoming weights of neuron ({l}, {i}), whose outgoing weights are 0"
+    if kind == "proportional-neurons":
+        i, j = neurons
+        lam = _proportional(ctx, a, l, i, j)
+        Na, Nb = a.layers[l], b.layers[l]
+        expect = tuple(tuple(r[t] + lam * r[j] if t == i else (Fraction(0) if t == j else r[t])
+                             for t in range(len(r))) for r in Na.weight)
+        if Nb.weight != expect or any(d[1] != l for d in diffs):
+            fail(ctx, f"θ′ is not W^{l + 1}[:, {i}] += λ W^{l + 1}[:, {j}], W^{l + 1}[:, {j}] = 0 with λ = {lam}")
+        return f"θ′ moves the outgoing weights of neuron {j} onto neuron {i} (λ = {lam}) in hidden layer {l}"
     if kind == "layer-flip":
         F = tuple(neurons)
         if not F or len(set(F)) != len(F):
@@ -336,6 +352,46 @@ def _check_construction(ctx, kind: str, l: int, neurons, a: Network, b: Network)
     fail(ctx, f"unknown mechanism {kind!r}")
 
 
+def _zero_outgoing(ctx, net: Network, l: int, i: int) -> None:
+    _neuron(ctx, net, l, i)
+    if any(row[i] for row in net.layers[l].weight):
+        fail(ctx, f"neuron {i} of hidden layer {l} has a nonzero outgoing weight")
+
+
+def _proportional(ctx, net: Network, l: int, i: int, j: int) -> Fraction:
+    """λ > 0 with row_j = λ row_i in layer l, re-derived; fails otherwise."""
+    _neuron(ctx, net, l, i)
+    _neuron(ctx, net, l, j)
+    L = net.layers[l - 1]
+    ri, rj = L.weight[i] + (L.bias[i],), L.weight[j] + (L.bias[j],)
+    lead = next((t for t, x in enumerate(ri) if x), None)
+    if i == j or lead is None:
+        fail(ctx, "two distinct neurons with a nonzero row are needed")
+    lam = rj[lead] / ri[lead]
+    if not lam > 0 or any(y != lam * x for x, y in zip(ri, rj)):
+        fail(ctx, f"the incoming rows of neurons {i} and {j} in hidden layer {l} are not positively proportional")
+    return lam
+
+
+@verifies("deep-zero-outgoing")
+def verify_zero_outgoing(evidence, ctx: Context) -> str:
+    """Lemma 10 in one hidden layer: W^{l+1}[:, i] = 0 (checked exactly)."""
+    l, i = _int(ctx, evidence, "layer"), _int(ctx, evidence, "neuron")
+    _zero_outgoing(ctx, ctx.network, l, i)
+    return f"neuron {i} of hidden layer {l} has zero outgoing weights (checked)"
+
+
+@verifies("deep-proportional")
+def verify_proportional(evidence, ctx: Context) -> str:
+    """Lemma 11(1) in one hidden layer: positively proportional incoming rows (checked exactly)."""
+    l = _int(ctx, evidence, "layer")
+    neurons = _ints(ctx, evidence, "neurons")
+    if len(neurons) != 2:
+        fail(ctx, "a proportional pair names two neurons")
+    lam = _proportional(ctx, ctx.network, l, *neurons)
+    return f"rows of neurons {neurons[1]} = {lam} × row of neuron {neurons[0]} in hidden layer {l} (checked)"
+
+
 @verifies("deep-witness")
 def verify_witness(evidence, ctx: Context) -> str:
     """θ′: the exact construction, outside the orbit, equal outputs at the listed inputs."""
@@ -352,7 +408,8 @@ def verify_witness(evidence, ctx: Context) -> str:
         fail(ctx, str(e))
     if theta2.architecture != net.architecture:
         fail(ctx, f"witness architecture {theta2.architecture} differs from {net.architecture}")
-    if kind == "never-coactive" and len(neurons) != 2 or kind in ("dead-neuron", "always-active") and len(neurons) != 1:
+    if (kind in ("never-coactive", "proportional-neurons") and len(neurons) != 2
+            or kind in ("dead-neuron", "always-active", "zero-outgoing") and len(neurons) != 1):
         fail(ctx, f"wrong number of neurons for {kind}")
     how = _check_construction(ctx, kind, l, neurons, net, theta2)
     out = outside_orbit(net, theta2)

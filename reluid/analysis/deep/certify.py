@@ -48,8 +48,9 @@ import random
 from fractions import Fraction
 
 from reluid.analysis.deep.fundim import FunDimResult, functional_dimension
-from reluid.analysis.deep.mechanisms import (ALWAYS_ACTIVE, DEAD, LAYER_FLIP, NEVER_COACTIVE, Mechanism,
-                                             MechanismReport, _check_deep, detect_mechanisms, orbit_element)
+from reluid.analysis.deep.mechanisms import (ALWAYS_ACTIVE, DEAD, LAYER_FLIP, NEVER_COACTIVE, PROPORTIONAL,
+                                             ZERO_OUTGOING, Mechanism, MechanismReport, _check_deep,
+                                             detect_mechanisms, orbit_element)
 from reluid.certificates.schema import Certificate, Claim, Verdict, Witness
 from reluid.model.network import Network
 from reluid.model.rational import format_rational
@@ -60,7 +61,8 @@ __all__ = ["certify_deep", "agreement_inputs", "FLIP_CHECK_PRIME", "CLAIM_KINDS"
 FLIP_CHECK_PRIME = 2_147_483_647
 
 CLAIM_KINDS = {DEAD: "deep-dead-neuron", ALWAYS_ACTIVE: "deep-always-active",
-               NEVER_COACTIVE: "deep-never-coactive", LAYER_FLIP: "deep-layer-flip"}
+               NEVER_COACTIVE: "deep-never-coactive", LAYER_FLIP: "deep-layer-flip",
+               ZERO_OUTGOING: "deep-zero-outgoing", PROPORTIONAL: "deep-proportional"}
 
 
 def agreement_inputs(n0: int, seed: int, count: int) -> tuple[tuple[Fraction, ...], ...]:
@@ -90,7 +92,7 @@ def _premise_claim(m: Mechanism, cid: str) -> Claim:
     kind = CLAIM_KINDS[m.kind]
     if m.kind == NEVER_COACTIVE:
         ev = {"layer": m.layer, "upstream": m.neurons[0], "downstream": m.neurons[1], "method": m.method}
-    elif m.kind == LAYER_FLIP:
+    elif m.kind in (LAYER_FLIP, PROPORTIONAL):
         ev = {"layer": m.layer, "neurons": list(m.neurons), "method": m.method}
     else:
         ev = {"layer": m.layer, "neuron": m.neurons[0], "method": m.method}

@@ -58,6 +58,7 @@ import numpy as np
 from reluid.certificates.schema import Trust
 from reluid.errors import InvalidArgument, OrbitSearchExhausted
 from reluid.model.network import Layer, Network
+from reluid.model.rational import primitive_ray
 from reluid.model.symmetry import GroupElement, act_layers
 
 __all__ = ["deep_orbit_canonical", "is_deep_canonical", "orbit_element", "same_orbit",
@@ -338,7 +339,9 @@ DEAD = "dead-neuron"
 ALWAYS_ACTIVE = "always-active"
 NEVER_COACTIVE = "never-coactive"
 LAYER_FLIP = "layer-flip"
-KINDS = (DEAD, ALWAYS_ACTIVE, NEVER_COACTIVE, LAYER_FLIP)
+ZERO_OUTGOING = "zero-outgoing"
+PROPORTIONAL = "proportional-neurons"
+KINDS = (DEAD, ALWAYS_ACTIVE, NEVER_COACTIVE, LAYER_FLIP, ZERO_OUTGOING, PROPORTIONAL)
 
 #: How a mechanism's premise was established.
 METHODS = ("affine", "orthant", "identity", "solver")
@@ -350,6 +353,10 @@ REFERENCES = {
     NEVER_COACTIVE: "Grigsby, Lindsey, Rolnick 2023, Section 5, mechanism (ii) (never co-active pair)",
     LAYER_FLIP: "Grigsby, Lindsey, Rolnick 2023, Section 5, mechanism (iv); sigma(z) - sigma(-z) = z "
                 "(flip sets, Ramakrishnan 2026) applied to one hidden layer",
+    ZERO_OUTGOING: "Ramakrishnan 2026, Lemma 10 applied to one hidden layer (a neuron whose outgoing "
+                   "weights vanish has free incoming weights)",
+    PROPORTIONAL: "Ramakrishnan 2026, Lemma 11(1) applied to one hidden layer (sigma(lambda z) = "
+                  "lambda sigma(z) for lambda > 0: positively proportional neurons merge)",
 }
 
 
@@ -408,6 +415,11 @@ class Mechanism:
         if self.kind == NEVER_COACTIVE:
             return (f"neuron {ns[0]} of hidden layer {l - 1} and neuron {ns[1]} of hidden layer {l} are never "
                     "co-active: no x has both pre-activations > 0")
+        if self.kind == ZERO_OUTGOING:
+            return f"neuron {ns[0]} of hidden layer {l} has zero outgoing weights W^{l + 1}[:, {ns[0]}] = 0"
+        if self.kind == PROPORTIONAL:
+            return (f"neurons {ns[0]} and {ns[1]} of hidden layer {l} have positively proportional incoming "
+                    f"rows: (W^{l}[{ns[1]}, :], b^{l}_{ns[1]}) = λ (W^{l}[{ns[0]}, :], b^{l}_{ns[0]}), λ > 0")
         return (f"F = {list(ns)} in hidden layer {l} is a layer flip set: "
                 f"sum over i in F of W^{l + 1}[:, i] W^{l}[i, :] = 0")
 
@@ -417,7 +429,9 @@ class Mechanism:
         * dead: add ``delta`` to every entry of the outgoing column W^{l+1}[:, i];
         * always active (``delta > 0``): b^l_i += delta, b^{l+1} -= delta · W^{l+1}[:, i];
         * never co-active (``delta > 0``): W^l[j, i] -= delta;
-        * layer flip: negate rows i in F of (W^l, b^l), b^{l+1} += Σ_F W^{l+1}[:, i] b^l_i.
+        * layer flip: negate rows i in F of (W^l, b^l), b^{l+1} += Σ_F W^{l+1}[:, i] b^l_i;
+        * zero outgoing: negate the incoming row of i (or set W^l[i, 0] = 1 when it is zero);
+        * proportional (i, j), row_j = λ row_i: W^{l+1}[:, i] += λ W^{l+1}[:, j], W^{l+1}[:, j] = 0.
         """
         delta = Fraction(delta)
         layers = [[[list(r) for r in L.weight], list(L.bias), L.n_in] for L in net.layers]
@@ -436,6 +450,19 @@ class Mechanism:
         elif self.kind == NEVER_COACTIVE:
             i, j = self.neurons
             layers[l - 1][0][j][i] -= delta
+        elif self.kind == ZERO_OUTGOING:
+            i = self.neurons[0]
+            W, b = layers[l - 1][0], layers[l - 1][1]
+            if any(W[i]) or b[i]:
+                W[i], b[i] = [-w for w in W[i]], -b[i]
+            else:
+                W[i][0] = Fraction(1)
+        elif self.kind == PROPORTIONAL:
+            i, j = self.neurons
+            lam = proportionality(net.layers[l - 1], i, j)
+            for row in layers[l][0]:
+                row[i] += lam * row[j]
+                row[j] = Fraction(0)
         else:
             for i in self.neurons:
                 b = layers[l - 1][1][i]
@@ -517,6 +544,38 @@ class MechanismReport:
 
 
 # ---- helpers ---------------------------------------------------------------
+
+def proportionality(layer: Layer, i: int, j: int) -> Fraction | None:
+    """λ > 0 with (W[j], b_j) = λ (W[i], b_i), or None (rows of ``layer``; row i nonzero)."""
+    ri, rj = layer.weight[i] + (layer.bias[i],), layer.weight[j] + (layer.bias[j],)
+    lead = next((t for t, x in enumerate(ri) if x), None)
+    if lead is None:
+        return None
+    lam = rj[lead] / ri[lead]
+    if lam > 0 and all(y == lam * x for x, y in zip(ri, rj)):
+        return lam
+    return None
+
+
+def _exact_structure(net: Network) -> list[Mechanism]:
+    """Zero outgoing weights and positively proportional neurons, in every hidden layer (exact)."""
+    found = []
+    for l in range(1, len(net.layers)):
+        L, N = net.layers[l - 1], net.layers[l]
+        rays: dict = {}
+        for i in range(L.n_out):
+            if not any(row[i] for row in N.weight):
+                found.append(Mechanism(ZERO_OUTGOING, l, (i,), "identity"))
+                continue
+            ray = primitive_ray(L.weight[i] + (L.bias[i],))
+            if ray is None:
+                continue
+            if ray[0] in rays:
+                found.append(Mechanism(PROPORTIONAL, l, (rays[ray[0]], i), "identity"))
+            else:
+                rays[ray[0]] = i
+    return found
+
 
 def _probe_points(n0: int, seed: int, count: int) -> list[tuple[Fraction, ...]]:
     """Exact dyadic probe points at several scales (deterministic in ``seed``)."""
@@ -771,6 +830,9 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
                 mechanisms.append(Mechanism(ALWAYS_ACTIVE, l, (i,), "orthant"))
             else:
                 open_always.append((l, i))
+
+    # exact structure: zero outgoing weights, positively proportional neurons (Lemmas 10, 11(1))
+    mechanisms.extend(_exact_structure(net))
 
     # 3. layer flips (exact)
     no_flip, flip_status = [], []
