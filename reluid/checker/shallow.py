@@ -11,6 +11,7 @@ rest on (it shares no code with :mod:`reluid.analysis`):
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from reluid.checker.registry import Context, fail, verifies
@@ -84,9 +85,24 @@ def _rows_check(ctx: Context):
             fail(ctx, f"neuron {i} has a_i = 0")
     classes: dict = {}
     for i in range(t.n):
-        lead = _lead(t.A[i])
-        classes.setdefault(tuple(x / lead for x in t.row(i)), []).append((i, lead))
+        key, lam = _line(t.row(i))
+        classes.setdefault(key, []).append((i, lam))
     return t, classes
+
+
+def _line(row):
+    """(key, λ) with row = λ·key, key an integer vector with gcd 1 whose first nonzero entry is > 0.
+
+    Integer keys hash fast; rows on the same line through 0 get the same key.
+    """
+    den = 1
+    for x in row:
+        den = den * x.denominator // math.gcd(den, x.denominator)
+    ints = [x.numerator * (den // x.denominator) for x in row]
+    g = math.gcd(*ints)
+    if _lead(ints) < 0:
+        g = -g
+    return tuple(v // g for v in ints), Fraction(g, den)
 
 
 @verifies("generic-stratum")
@@ -113,7 +129,7 @@ def _essential(ev, ctx: Context) -> str:
             K = [abs(li) * x + abs(lj) * y for x, y in zip(t.out(i), t.out(j))]
             if not any(K):
                 fail(ctx, f"the kinks of the pair ({i}, {j}) cancel")
-            pair_dirs.append(list(r[:t.m]))
+            pair_dirs.append([Fraction(x) for x in r[:t.m]])
     if not pair_dirs:
         fail(ctx, "no opposite pair: this is the generic stratum")
     if _rank(pair_dirs) < len(pair_dirs):
