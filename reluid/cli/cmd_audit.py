@@ -42,8 +42,12 @@ def collect(paths):
     return out
 
 
-def _stem(path: str) -> str:
-    return os.path.basename(path).replace(".", "_")
+def _stems(paths) -> dict:
+    """Report file stems: the base name (dots → _), prefixed by its folders only when names collide."""
+    base = {p: os.path.basename(p).replace(".", "_") for p in paths}
+    clash = {b for b in base.values() if list(base.values()).count(b) > 1}
+    return {p: (os.path.normpath(p).replace(os.sep, "_").replace(".", "_").strip("_") if b in clash else b)
+            for p, b in base.items()}
 
 
 def run(args, stdout, stderr) -> int:
@@ -55,7 +59,9 @@ def run(args, stdout, stderr) -> int:
     from reluid.report.render import generate_html, generate_markdown
 
     entries = []
-    for path in collect(args.paths):
+    paths = collect(args.paths)
+    stems = _stems(paths)
+    for path in paths:
         t0 = time.perf_counter()
         try:
             net = load(path)
@@ -69,11 +75,11 @@ def run(args, stdout, stderr) -> int:
         entries.append(entry)
         print(f"{path}: {entry.message}", file=stdout)
         if args.certificates:
-            write_text(os.path.join(args.certificates, _stem(path) + ".cert.json"), to_json(cert))
+            write_text(os.path.join(args.certificates, stems[path] + ".cert.json"), to_json(cert))
         if args.reports:
-            write_text(os.path.join(args.reports, _stem(path) + ".md"), generate_markdown(cert, net, path))
+            write_text(os.path.join(args.reports, stems[path] + ".md"), generate_markdown(cert, net, path))
         if args.html:
-            write_text(os.path.join(args.html, _stem(path) + ".html"), generate_html(cert, net, path))
+            write_text(os.path.join(args.html, stems[path] + ".html"), generate_html(cert, net, path))
     if args.junit:
         write_text(args.junit, generate_junit(entries))
     if args.markdown:
