@@ -54,7 +54,7 @@ def check(max_n, timeout):
               "(and the proof of Proposition 6 derives v_{p(i)} = λ_{p(i)} v_i); the action "
               "h·θ = (M h⁻¹, hA, hb, c) divides the output weight, so the correct condition is "
               "(a_j, b_j) = λ(a_i, b_i), v_j = v_i/λ. The two agree only for λ = 1. "
-              "docs/math-notes.md §5 repeats the printed condition; reluid's stabilizer uses the correct one.")
+              "docs/mathematics.md §5 states the corrected condition, which reluid's stabilizer uses.")
     lam1 = r1.model["lambda"]
     text = (f"θ = ({fmt_theta(t1)}) satisfies the printed condition with λ = {fmt(lam1)}, yet Stab_{{H_2}}(θ) = 1: "
             f"the only scaling that maps row 1 to row 2 is λ = {fmt(lam1)}, which sends v_1 to "
@@ -72,7 +72,7 @@ STATEMENT = Statement(
     name="ramakrishnan_corollary_7_printed",
     title="Corollary 7 as printed (pair condition λ(v_i, a_i, b_i) = (v_j, a_j, b_j))",
     paper=RAMAKRISHNAN,
-    reference=f"{SEED_R}, §3, Proposition 2 and Corollary 7 (also docs/math-notes.md §5)",
+    reference=f"{SEED_R}, §3, Proposition 2 and Corollary 7 (corrected in docs/mathematics.md §5)",
     statement="Read literally: S is in bijection with the pairs {i, j} of nonzero neurons such that "
               "λ(v_i, a_i, b_i) = (v_j, a_j, b_j) for some λ > 0, i.e. exactly these pairs can be swapped by an "
               "element diag(λ_i, λ_j)(i j) of the stabilizer.",

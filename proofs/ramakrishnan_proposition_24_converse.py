@@ -44,13 +44,13 @@ def check(max_n, timeout):
     c.z3_unsat("z3, independent confirmation with θ fixed: ∃ θ′ ∉ H_2·θ with ρ(θ′) = ρ(θ)", semantic)
     text = (f"θ = ({fmt_theta(theta)}) violates Proposition 24's condition (β = {fmt_vec(beta)} gives "
             "Σ β(i) v_i a_i = 0) but has no hidden symmetries: reluid's certificate (the flip-set criterion of "
-            "math-notes §2, decided by exact enumeration) is accepted by the independent checker, and the bounded "
+            "docs/mathematics.md §2, decided by exact enumeration) is accepted by the independent checker, and the bounded "
             "z3 search over all θ′ ∈ Ω(1, 2, 1) finds no other parameter realising ρ(θ). Like σ(x) + σ(x + 1): "
             "a β with mixed signs cancels, but flipping the neurons in {i : β(i) = 1} or {i : β(i) = −1} "
             "changes the linear part.")
     c.remark("The exact criterion on the generic stratum (v_i ≠ 0, a_i ≠ 0, rows pairwise independent) is the "
              "absence of a flip set F ≠ ∅ with Σ_{i∈F} v_i a_i = 0, i.e. only β ∈ {0, 1}ⁿ matter "
-             "(docs/math-notes.md §2); Proposition 24's condition is sufficient, not necessary.")
+             "(docs/mathematics.md §2); Proposition 24's condition is sufficient, not necessary.")
     return c.counterexample(
         "Search found a parameter outside Proposition 24's set that has no hidden symmetries; the "
         "converse of Proposition 24 fails.", text, True, [("theta", theta)])
@@ -60,7 +60,7 @@ STATEMENT = Statement(
     name="ramakrishnan_proposition_24_converse",
     title="Converse of Proposition 24",
     paper=RAMAKRISHNAN,
-    reference=f"{SEED_R}, §5, Proposition 24 (converse; docs/math-notes.md §2)",
+    reference=f"{SEED_R}, §5, Proposition 24 (converse; docs/mathematics.md §2)",
     statement="If θ ∈ Ω(m, n, 1) has no hidden symmetries, then v_i ≠ 0, the rows (a_i, b_i) are pairwise "
               "linearly independent and Σ_i β(i) v_i a_i ≠ 0 for every β ∈ {0, ±1}ⁿ ∖ 0.",
     method="z3 proposes θ ∈ Ω(1, 2, 1) (a_i = ±1, small integers) satisfying V1–V3 but with a mixed-sign β "

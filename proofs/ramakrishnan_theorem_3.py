@@ -78,7 +78,7 @@ STATEMENT = Statement(
               "((1, …, 1, −1, …, −1), (a_1; …; a_l; −a_1; …; −a_l), (b_1; …; b_l; −b_1; …; −b_l), C) with "
               "Σ a_i = 0 and Σ b_i + C = 0. That is: ρ(θ1) = ρ(θ2) iff this criterion holds.",
     method="Differential: the criterion is implemented literally from (θ1 ⊖ θ2)_r and compared with reluid's "
-           "exact equivalence decision (function data: kinks, linear part, constant; math-notes §1) on seeded "
+           "exact equivalence decision (function data: kinks, linear part, constant; docs/mathematics.md §1) on seeded "
            "random pairs built to be ∼-equivalent, equal through a flip set, perturbed, or independent. Pairs "
            "the criterion declares equal are also evaluated exactly at random rational inputs; unequal pairs "
            "come with an exact distinguishing input. The two widths may differ; the criterion applies verbatim.",

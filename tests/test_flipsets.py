@@ -1,4 +1,4 @@
-"""Flip sets: producer, certificates and the independent checker (math-notes §2-3)."""
+"""Flip sets: producer, certificates and the independent checker (docs/mathematics.md §2-3)."""
 
 from __future__ import annotations
 

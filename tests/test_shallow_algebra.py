@@ -214,7 +214,7 @@ def test_stabilizer_order_against_brute_force(seed):
 
 
 def test_stabilizer_condition_scales_outputs_inversely():
-    """math-notes §5 writes λ(m_i, a_i, b_i) = (m_j, a_j, b_j); derivation gives m_j = m_i/λ.
+    """The paper prints λ(m_i, a_i, b_i) = (m_j, a_j, b_j); the derivation gives m_j = m_i/λ (docs/mathematics.md §5).
 
     θ = 2σ(x+1) + σ(2x+2): rows satisfy (a_2,b_2) = 2(a_1,b_1) and m_2 = m_1/2, so
     diag(2, 1/2)(1 2) fixes θ although λ m_1 ≠ m_2.  Conversely σ(x+1) + 2σ(2x+2)

@@ -30,7 +30,7 @@ from reluid.model.network import Network, Shallow
 # named examples
 # ---------------------------------------------------------------------------
 
-# σ(x) + σ(x + 1): no hidden symmetry, but β = (1, −1) cancels (math-notes §2).
+# σ(x) + σ(x + 1): no hidden symmetry, but β = (1, −1) cancels (docs/mathematics.md §2).
 RELU_PLUS_SHIFT = Shallow.make([1, 1], [[1], [1]], [0, 1], [0])
 # Definition 9 read literally holds, the v-weighted V4 fails at β = (1, 1).
 LITERAL_DEF9 = Shallow.make([2, -1], [[1], [2]], [0, 1], [0])

@@ -8,17 +8,17 @@ from reluid.model.network import Network
 
 __all__ = ["certificate_from_decision", "paper_condition_claim", "producer_info"]
 
-REF_EXACT = "math-notes §2 (exact flip-set criterion on the generic stratum; sharpens Ramakrishnan 2026, Prop. 24)"
-REF_GENERIC = "Ramakrishnan 2026, Lemma 23 (V1–V3); math-notes §2"
-REF_PATTERNS = "math-notes §4 (realisation patterns outside the generic stratum); Ramakrishnan 2026, Prop. 14, Thm 3"
+REF_EXACT = "docs/mathematics.md §2 (exact flip-set criterion on the generic stratum; sharpens Ramakrishnan 2026, Prop. 24)"
+REF_GENERIC = "Ramakrishnan 2026, Lemma 23 (V1–V3); docs/mathematics.md §2"
+REF_PATTERNS = "docs/mathematics.md §4 (realisation patterns outside the generic stratum); Ramakrishnan 2026, Prop. 14, Thm 3"
 REF_MECH = {
     "dead-output": "Ramakrishnan 2026, Lemma 10",
     "constant-neuron": "Ramakrishnan 2026, Lemma 11(2)",
     "merge-proportional": "Ramakrishnan 2026, Lemma 11(1)",
     "shift-cancelling-pair": "Ramakrishnan 2026, Prop. 14 (σ(z) − σ(−z) = z)",
-    "dependent-pairs": "math-notes §4 (opposite pairs carry adjustable linear terms)",
-    "pattern": "math-notes §4 (realisation patterns)",
-    "flip-set": "math-notes §2 (flip sets); Ramakrishnan 2026, §1 (θ1, θ2)",
+    "dependent-pairs": "docs/mathematics.md §4 (opposite pairs carry adjustable linear terms)",
+    "pattern": "docs/mathematics.md §4 (realisation patterns)",
+    "flip-set": "docs/mathematics.md §2 (flip sets); Ramakrishnan 2026, §1 (θ1, θ2)",
 }
 
 
@@ -114,7 +114,7 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
         witness = Witness(mech, decision.witness.to_network(name="witness"), dict(decision.details))
         claims.append(Claim("witness", "witness",
                             "θ′ computes the same function as θ and is not in the H_n-orbit of θ",
-                            REF_MECH.get(mech, "math-notes §4"), {"mechanism": mech}))
+                            REF_MECH.get(mech, "docs/mathematics.md §4"), {"mechanism": mech}))
     if paper_condition and theta.n > 0 and all(any(theta.A[i]) for i in range(theta.n)):
         claims.append(paper_condition_claim(theta))
     producer = producer_info(seed=seed, timeout_s=str(timeout) if timeout is not None else None,

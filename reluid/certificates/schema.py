@@ -3,7 +3,7 @@
 A certificate records a verdict about one network and the claims behind it.
 It is plain JSON in which every number is an integer or a lowest-terms
 ``"p/q"`` string; JSON floats are rejected on reading (see
-``../shared/docs/certificates.md``).  This module uses the standard library
+``docs/certificates.md``).  This module uses the standard library
 and :mod:`reluid.model` only, because the independent checker reads it.
 
 Layout::

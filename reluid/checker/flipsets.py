@@ -1,4 +1,4 @@
-"""Verifiers for ``flip-set`` and ``no-flip-set`` claims (math-notes §2-3).
+"""Verifiers for ``flip-set`` and ``no-flip-set`` claims (docs/mathematics.md §2-3).
 
 A flip set of θ = (M, A, b, c) is a nonempty F ⊆ [n] with
 Σ_{i∈F} M[:, i] A[i, :] = 0.  With u_i = vec(m_i a_iᵀ) (row ``j*m + l`` holds

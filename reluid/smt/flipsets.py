@@ -1,4 +1,4 @@
-"""The z3 encoding of "θ has a nonempty flip set" (math-notes §3, last resort).
+"""The z3 encoding of "θ has a nonempty flip set" (docs/mathematics.md §3, last resort).
 
 A flip set is a nonempty F ⊆ [n] with Σ_{i∈F} u_i = 0, where u_i ∈ Q^{km} is
 column i of the flip matrix U (``reluid.analysis.shallow.flipsets``).  Given

@@ -586,7 +586,7 @@ def v4_violation_candidate(n: int, *, exclude: Sequence[Sequence[Fraction]] = ()
     Constraints: a_i = ±1 (normalised by H_n), v_i ≠ 0, rows pairwise linearly
     independent, some β with entries of both signs has Σ β(i) v_i a_i = 0
     (so θ violates Proposition 24), no β ∈ {0, 1}ⁿ ∖ 0 vanishes (no flip
-    set: math-notes §2; used only to steer the search, the candidate is
+    set: docs/mathematics.md §2; used only to steer the search, the candidate is
     re-checked independently), and θ differs from every (v, a, b) in
     ``exclude``.  Small integers are preferred by bounding |v_i|, |b_i| ≤ 4.
     """

@@ -1,4 +1,4 @@
-"""z3 search over realisation patterns of a shallow function (math-notes §4).
+"""z3 search over realisation patterns of a shallow function (docs/mathematics.md §4).
 
 Given the exact function data f = Σ_r K_r σ(r·(x,1)) + L x + c̄ with s kink
 classes, every θ′ ∈ Ω(m, n, k) realising f can be reduced to a *pattern*: for

@@ -1,7 +1,7 @@
 """The complete hidden-symmetry decision for shallow networks.
 
 For θ ∈ Ω(m, n, k), decide whether the fibre ρ⁻¹(ρ(θ)) equals the orbit
-H_n·θ, on every parameter (math-notes §2 and §4):
+H_n·θ, on every parameter (docs/mathematics.md §2 and §4):
 
 1. dead outputs (m_i = 0), constant neurons (a_i = 0), positively
    proportional rows (Lemma 10, Lemma 11) and opposite pairs whose kinks
@@ -11,7 +11,7 @@ H_n·θ, on every parameter (math-notes §2 and §4):
    continuously (hidden).  Otherwise a z3 search over realisation patterns
    decides (:mod:`reluid.smt.patterns`); its ``unsat`` rests on z3.
 3. The generic stratum (all m_i ≠ 0, a_i ≠ 0, rows pairwise independent):
-   no hidden symmetry iff no nonempty flip set (exact criterion, math-notes §2),
+   no hidden symmetry iff no nonempty flip set (exact criterion, docs/mathematics.md §2),
    decided with checkable certificates (:mod:`.flipsets`).
 
 Every witness θ′ is re-verified exactly: same function
@@ -38,9 +38,9 @@ STRATA = {
     "constant-neuron": "a neuron with a_i = 0 (Ramakrishnan 2026, Lemma 11(2))",
     "proportional": "two positively proportional rows (Ramakrishnan 2026, Lemma 11(1))",
     "cancelling-pair": "an opposite pair whose kinks cancel (σ(z) − σ(−z) = z, Ramakrishnan 2026, Prop. 14)",
-    "dependent-pairs": "opposite pairs with linearly dependent directions (math-notes §4)",
-    "opposite-pairs": "opposite pairs with nonzero kinks (math-notes §4)",
-    "generic": "all m_i ≠ 0, a_i ≠ 0, rows pairwise linearly independent (math-notes §2)",
+    "dependent-pairs": "opposite pairs with linearly dependent directions (docs/mathematics.md §4)",
+    "opposite-pairs": "opposite pairs with nonzero kinks (docs/mathematics.md §4)",
+    "generic": "all m_i ≠ 0, a_i ≠ 0, rows pairwise linearly independent (docs/mathematics.md §2)",
 }
 
 
@@ -178,7 +178,7 @@ def decide(theta: Shallow | Network, *, timeout: float | None = 60.0, seed: int 
 
     References
     ----------
-    Ramakrishnan 2026, Lemmas 10, 11, Proposition 14, Theorems 3–5; math-notes §2–§4.
+    Ramakrishnan 2026, Lemmas 10, 11, Proposition 14, Theorems 3–5; docs/mathematics.md §2–§4.
 
     Examples
     --------

@@ -2,7 +2,7 @@
 
 For θ = (M, A, b, c) ∈ Ω(m, n, k) a *flip set* is a nonempty F ⊆ [n] with
 
-    Σ_{i∈F} m_i a_iᵀ = 0        (a k × m matrix; math-notes §2).
+    Σ_{i∈F} m_i a_iᵀ = 0        (a k × m matrix; docs/mathematics.md §2).
 
 Flipping the rows (a_i, b_i), i ∈ F, and moving Σ_{i∈F} m_i b_i into c keeps
 the function, so on the generic stratum θ has hidden symmetries iff it has a
@@ -13,7 +13,7 @@ U must not be rescaled one by one (that changes the 0/1 question); rows may.
 
 Deciding whether a flip set exists is NP-complete (zero subset sum), so
 :func:`find_flip_set` tries certificates that are cheap when the answer is
-easy, in this order (math-notes §3):
+easy, in this order (docs/mathematics.md §3):
 
 ``rank``
     u_1, …, u_n independent: a prime p and n rows of U with an n × n minor
@@ -85,7 +85,7 @@ MITM_MAX_N = 44
 LATTICE_MAX_N = 300
 """Largest width n for which the lattice (LLL) method is attempted."""
 
-REFERENCE = "Ramakrishnan 2026, Proposition 24 and Theorem 5; math-notes §2-3 (flip sets)"
+REFERENCE = "Ramakrishnan 2026, Proposition 24 and Theorem 5; docs/mathematics.md §2-3 (flip sets)"
 
 _PRIME = 2**31 - 1          # products of two residues fit in int64
 _HASH_PRIME = 2**61 - 1     # sums of two residues fit in int64
@@ -346,7 +346,7 @@ def flip_matrix(theta, rows: Iterable[int] | None = None) -> FlipMatrix:
 
     Column i of U is u_i = vec(m_i a_iᵀ) ∈ Q^{km}; row ``j*m + l`` (output j,
     input coordinate l) holds ``M[j][i] * A[i][l]``.  F is a flip set iff the
-    columns in F sum to zero (math-notes §2).  When km ≫ n ask for a few rows
+    columns in F sum to zero (docs/mathematics.md §2).  When km ≫ n ask for a few rows
     only: forming all km·n entries costs time and memory.
 
     Parameters
@@ -398,7 +398,7 @@ def is_flip_set(theta, F) -> bool:
 
     Examples
     --------
-    >>> theta = Shallow.make([2, -1], [[1], [2]], [0, 1], [0])   # math-notes §2
+    >>> theta = Shallow.make([2, -1], [[1], [2]], [0, 1], [0])   # docs/mathematics.md §2
     >>> is_flip_set(theta, {0, 1}), is_flip_set(theta, {0})
     (True, False)
     """
@@ -810,7 +810,7 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
                   seed: int = 0, encoding: str = "pb") -> FlipSetResult:
     """Decide whether θ has a flip set, with a certificate either way.
 
-    A flip set is a nonempty F ⊆ [n] with Σ_{i∈F} m_i a_iᵀ = 0 (math-notes
+    A flip set is a nonempty F ⊆ [n] with Σ_{i∈F} m_i a_iᵀ = 0 (docs/mathematics.md
     §2).  On the generic stratum (m_i ≠ 0, a_i ≠ 0, rows (a_i, b_i) pairwise
     independent) θ has no hidden symmetries iff it has no flip set.
 
@@ -823,7 +823,7 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
         reduction) is not interrupted.
     method : {"auto", "rank", "lattice", "enumerate", "mitm", "z3"}, keyword-only
         ``"auto"`` looks for small witnesses, then tries rank, lattice,
-        enumerate, mitm and finally z3 (math-notes §3).  A named method runs
+        enumerate, mitm and finally z3 (docs/mathematics.md §3).  A named method runs
         alone (after the rank profile it needs).
     progress : bool, keyword-only
         Show a rich progress bar for long steps (when rich is installed).
@@ -1033,7 +1033,7 @@ def count_flip_sets(theta, *, limit: int | None = None, timeout: float | None = 
     """The number of flip sets of θ counting ∅, or None when not feasible.
 
     On the generic stratum this is the number of H_n-orbits in the fibre of θ
-    (math-notes §2: the fibre is the disjoint union of the orbits of θ_F).
+    (docs/mathematics.md §2: the fibre is the disjoint union of the orbits of θ_F).
 
     Parameters
     ----------

@@ -8,7 +8,7 @@ over canonical rows r = (a_r, b_r) (primitive integer vectors, a-part starting p
 with K_r = Σ_{i∈r} |λ_i| m_i when (a_i, b_i) = λ_i r.  The functions
 σ(r·(x, 1)) for distinct canonical r are linearly independent modulo affine
 maps, so ρ(θ) = ρ(θ′) iff the data {(r, K_r) : K_r ≠ 0}, L and c̄ coincide.
-This is Theorems 3 and 4 of Ramakrishnan (2026) as an algorithm (math-notes
+This is Theorems 3 and 4 of Ramakrishnan (2026) as an algorithm (docs/mathematics.md
 §1): exact, O(n log n) with hashing.
 """
 
@@ -103,7 +103,7 @@ def function_data(theta: Shallow | Network) -> FunctionData:
 
     References
     ----------
-    Ramakrishnan 2026, Theorems 3 and 4; math-notes §1.
+    Ramakrishnan 2026, Theorems 3 and 4; docs/mathematics.md §1.
 
     Examples
     --------
@@ -201,7 +201,7 @@ def equivalent(theta1: Shallow | Network, theta2: Shallow | Network, *, seed: in
 
     References
     ----------
-    Ramakrishnan 2026, Theorems 3 and 4 (via math-notes §1).
+    Ramakrishnan 2026, Theorems 3 and 4 (via docs/mathematics.md §1).
     """
     from reluid.analysis.shallow.orbit import same_orbit
 
@@ -221,7 +221,7 @@ def equivalent(theta1: Shallow | Network, theta2: Shallow | Network, *, seed: in
 
 
 def distinguishing_input(f1: FunctionData, f2: FunctionData, *, seed: int = 0) -> Vec:
-    """A rational x with f1(x) ≠ f2(x), given f1 ≠ f2 (math-notes §1).
+    """A rational x with f1(x) ≠ f2(x), given f1 ≠ f2 (docs/mathematics.md §1).
 
     If some kink r has different coefficients, the difference g = f1 − f2 has a
     kink on H_r; at a point x0 ∈ H_r off every other hyperplane, and t small

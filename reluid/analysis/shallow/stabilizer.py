@@ -8,10 +8,10 @@ H_{n′}.  Any other neuron is fixed only by λ = 1, and i can be sent to j iff
 relation whose classes are the components of the *positive-proportionality
 graph*.  Hence Stab_{H_n}(θ) ≅ (Π_C S_{|C|}) × H_{n′}.
 
-Note on the statement.  math-notes §5 writes the generating condition as
-λ(m_i, a_i, b_i) = (m_j, a_j, b_j); the output weight scales the other way,
-m_j = m_i/λ (derived above; ``tests/test_stabilizer.py`` checks both on an
-example where they differ).
+Note on the statement.  The paper (Proposition 2, Corollary 7) prints the
+generating condition as λ(m_i, a_i, b_i) = (m_j, a_j, b_j); the output weight
+scales the other way, m_j = m_i/λ (derived above; docs/mathematics.md §5;
+``tests/test_shallow_algebra.py`` checks both on an example where they differ).
 """
 
 from __future__ import annotations

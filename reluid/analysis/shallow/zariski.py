@@ -40,7 +40,7 @@ Notes
 These conditions are *sufficient* for the fibre of θ to be one H_n-orbit,
 not necessary.  On the stratum where V1–V3 hold the exact criterion is the
 absence of a flip set F ≠ ∅ with Σ_{i∈F} m_i a_iᵀ = 0 (see
-``docs/math-notes.md`` §2).  A flip set F is exactly a vanishing V4(β) with
+``docs/mathematics.md`` §2).  A flip set F is exactly a vanishing V4(β) with
 β the indicator of F (β ∈ {0, 1}ⁿ); V4 also forbids cancellations with mixed
 signs, such as β = (1, −1) for θ = σ(x) + σ(x + 1), which has no hidden
 symmetry.  For k > 1 the exact criterion is joint (Σ_{i∈F} m_i a_iᵀ = 0 as a
