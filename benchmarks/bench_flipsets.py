@@ -1,4 +1,4 @@
-"""Benchmark: certifying "no flip set" (math-notes §3) against the baselines.
+"""Benchmark: certifying "no flip set" (docs/mathematics.md §3) against the baselines.
 
     python benchmarks/bench_flipsets.py [--quick] [--only NAME ...] [--budget SECONDS]
 
