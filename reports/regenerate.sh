@@ -6,3 +6,5 @@ rm -rf reports/examples
 reluid audit examples/networks --markdown reports/examples/summary.md --reports reports/examples \
   --certificates reports/examples/certificates || true   # exit 1: some examples have hidden symmetries
 if reluid prove --help >/dev/null 2>&1; then reluid prove --output-dir reports || true; fi
+# Figure 6 histograms from the committed survey data (the survey itself: see reports/survey.md)
+python -c "from reluid.analysis.deep.survey import plot_from_json; plot_from_json('reports/survey.json', 'reports/figure6.png')"

@@ -120,3 +120,14 @@ def test_committed_report_is_reproducible():
         count = 2 if cfg["width"] <= 5 else 1
         for i in range(count):
             assert survey_task(config, i).rank == r["ranks"][i]
+
+
+def test_figure6_redrawn_from_committed_json(tmp_path):
+    pytest.importorskip("matplotlib")
+    import os
+    from reluid.analysis.deep.survey import plot_from_json
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = tmp_path / "fig.png"
+    plot_from_json(os.path.join(root, "reports", "survey.json"), out)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

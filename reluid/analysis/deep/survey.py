@@ -30,6 +30,7 @@ import os
 import time
 from collections import Counter
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -329,6 +330,26 @@ def generate_markdown(results: Sequence[SurveyResult], title: str = "Functional 
         lines.append(f"- {arch}: highest functional dimensions (value: count) "
                      + ", ".join(f"{d}: {c}" for d, c in top))
     return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class _StoredResult:
+    """The fields :func:`write_plot` reads, taken from a survey JSON file."""
+
+    config: SimpleNamespace
+    histogram: tuple[tuple[int, int], ...]
+    n: int
+    upper_bound: int
+    fraction_full: float
+
+
+def plot_from_json(json_path, png_path) -> None:
+    """Redraw the Figure 6 histograms from a survey JSON file (e.g. ``reports/survey.json``)."""
+    with open(json_path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    results = [_StoredResult(SimpleNamespace(**r["config"]), tuple(map(tuple, r["histogram"])), r["networks"],
+                             r["upper_bound"], r["fraction_full"]) for r in data["results"]]
+    write_plot(results, png_path)
 
 
 def write_plot(results: Sequence[SurveyResult], path) -> None:
