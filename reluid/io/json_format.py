@@ -29,7 +29,7 @@ from fractions import Fraction
 from reluid.errors import InvalidArgument, InvalidNetwork
 from reluid.model.network import Layer, Network
 from reluid.model.rational import format_rational, parse_rational
-from reluid.io.loader import check_param_count, one_line, read_bytes, write_bytes
+from reluid.io.loader import check_param_count, one_line, read_bytes, unique_keys, write_bytes
 
 __all__ = ["FORMAT", "parse_network", "generate_json", "read", "write"]
 
@@ -71,13 +71,6 @@ def _reject_constant(name: str):
     raise InvalidNetwork(f"{name} is not allowed (entries must be finite)")
 
 
-def _unique_keys(pairs):
-    obj = {}
-    for key, value in pairs:
-        if key in obj:
-            raise InvalidNetwork(f"duplicate key {key!r}")
-        obj[key] = value
-    return obj
 
 
 def _entry(x, where: str) -> Fraction:
@@ -181,7 +174,7 @@ def parse_network(text: str, path: str | None = None) -> Network:
         raise InvalidArgument(f"parse_network expects str, got {type(text).__name__}")
     try:
         doc = json.loads(text, parse_float=_decimal_literal, parse_constant=_reject_constant,
-                         object_pairs_hook=_unique_keys)
+                         object_pairs_hook=unique_keys)
         return _network(doc)
     except InvalidNetwork as err:
         raise err.with_path(path) if path is not None else err from None

@@ -155,6 +155,16 @@ def save(net: Network, path) -> None:
 # ---------------------------------------------------------------------------
 # files
 # ---------------------------------------------------------------------------
+def unique_keys(pairs):
+    """``json.loads`` object hook that rejects duplicate keys (JSON lets the last one win silently)."""
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise InvalidNetwork(f"duplicate key {key!r}")
+        obj[key] = value
+    return obj
+
+
 def one_line(text) -> str:
     """Collapse whitespace (a third-party message may span lines)."""
     return " ".join(str(text).split())

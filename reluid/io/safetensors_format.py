@@ -28,7 +28,8 @@ from safetensors.numpy import save as _save_tensors
 from reluid.errors import InvalidNetwork
 from reluid.model.network import Network
 from reluid.io.loader import (
-    ArrayLayer, check_param_count, float64_arrays, network_from_arrays, one_line, read_bytes, write_bytes,
+    ArrayLayer, check_param_count, float64_arrays, network_from_arrays, one_line, read_bytes, unique_keys,
+    write_bytes,
 )
 
 __all__ = ["read", "write", "encode"]
@@ -47,13 +48,6 @@ MAX_HEADER_BYTES = 100 * 1024 * 1024
 _KEY = re.compile(r"(?P<prefix>(?:[A-Za-z_]\w*\.)*)(?P<index>0|[1-9]\d*)\.(?P<kind>weight|bias)\Z")
 
 
-def _unique_keys(pairs):
-    obj = {}
-    for key, value in pairs:
-        if key in obj:
-            raise InvalidNetwork(f"the header names {key!r} twice")
-        obj[key] = value
-    return obj
 
 
 def _header(data: bytes) -> tuple[dict, dict, int]:
@@ -64,7 +58,7 @@ def _header(data: bytes) -> tuple[dict, dict, int]:
     if size > MAX_HEADER_BYTES or 8 + size > len(data):
         raise InvalidNetwork(f"header length {size} does not fit in the {len(data)}-byte file")
     try:
-        header = json.loads(data[8:8 + size].decode("utf-8"), object_pairs_hook=_unique_keys)
+        header = json.loads(data[8:8 + size].decode("utf-8"), object_pairs_hook=unique_keys)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InvalidNetwork(f"malformed safetensors header ({type(exc).__name__}: {one_line(exc)})") from None
     if not isinstance(header, dict):

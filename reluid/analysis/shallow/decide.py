@@ -104,29 +104,8 @@ def _classes(theta: Shallow):
     return classes
 
 
-def _rank(vectors) -> int:
-    """Exact rank of a list of rational vectors (small; fraction Gaussian elimination)."""
-    rows = [list(v) for v in vectors]
-    rank, col = 0, 0
-    ncols = len(rows[0]) if rows else 0
-    while rank < len(rows) and col < ncols:
-        piv = next((r for r in range(rank, len(rows)) if rows[r][col]), None)
-        if piv is None:
-            col += 1
-            continue
-        rows[rank], rows[piv] = rows[piv], rows[rank]
-        p = rows[rank][col]
-        for r in range(rank + 1, len(rows)):
-            f = rows[r][col] / p
-            if f:
-                rows[r] = [x - f * y for x, y in zip(rows[r], rows[rank])]
-        rank += 1
-        col += 1
-    return rank
-
-
 def _kernel_vector(vectors):
-    """A nonzero rational c with Σ c_r v_r = 0, for linearly dependent v_r (exact)."""
+    """A nonzero rational c with Σ c_r v_r = 0, or None when the v_r are independent (exact)."""
     n = len(vectors)
     dim = len(vectors[0])
     # solve [v_1 ... v_n] c = 0 by reduced row echelon form on the dim × n matrix
@@ -146,7 +125,9 @@ def _kernel_vector(vectors):
                 mat[r] = [x - f * y for x, y in zip(mat[r], mat[row])]
         pivots.append(col)
         row += 1
-    free = next(c for c in range(n) if c not in pivots)
+    free = next((c for c in range(n) if c not in pivots), None)
+    if free is None:
+        return None
     c = [Fraction(0)] * n
     c[free] = Fraction(1)
     for r, pc in enumerate(pivots):
@@ -311,8 +292,8 @@ def _decide_pairs(theta, fd, classes, pairs, *, timeout, seed) -> Decision:
     m, k, n = theta.m, theta.k, theta.n
     pair_rows = sorted(pairs)
     dirs = [tuple(Fraction(x) for x in r[:m]) for r in pair_rows]
-    if _rank(dirs) < len(dirs):
-        coef = _kernel_vector(dirs)   # Σ c_r a_r = 0: shift every pair's w₋ by c_r·e_1
+    coef = _kernel_vector(dirs)       # Σ c_r a_r = 0: shift every pair's w₋ by c_r·e_1
+    if coef is not None:
         wit = theta
         c = list(theta.c)
         for r, cr in zip(pair_rows, coef):
