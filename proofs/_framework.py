@@ -1,14 +1,14 @@
 """Helpers shared by the statement modules: formatting, a builder for outcomes, random exact instances.
 
-The statement modules import :class:`Statement` and :class:`Outcome` from
-here (they live in :mod:`reluid.prove`) together with:
+The statement modules import :class:`Statement` and :class:`StatementResult` from
+here (they live in :mod:`reluid.proofs._runner`) together with:
 
 * :func:`fmt`, :func:`fmt_vec`, :func:`fmt_mat`, :func:`fmt_theta`,
   :func:`fmt_net`, :func:`fmt_model`: render exact numbers (integers and
   ``p/q``);
 * :class:`Checks`: accumulates sub-results (z3 answers, exact checks,
   differential agreement) against a deadline and freezes them into an
-  :class:`Outcome`;
+  :class:`StatementResult`;
 * :func:`random_shallow`: seeded random parameters with small integer
   entries and planted coincidences (repeated, proportional, opposite, dead,
   constant and zero neurons), so that degenerate cases are actually hit.
@@ -22,9 +22,11 @@ from fractions import Fraction
 from typing import Iterable, Sequence
 
 from reluid.model.network import Network, Shallow
-from reluid.prove import COUNTEREXAMPLE, HOLDS, UNKNOWN, Outcome, Statement
+from reluid.verdicts import Outcome
 
-__all__ = ["Statement", "Outcome", "HOLDS", "COUNTEREXAMPLE", "UNKNOWN", "RAMAKRISHNAN", "GLR",
+from ._runner import COUNTEREXAMPLE, HOLDS, UNKNOWN, Statement, StatementResult
+
+__all__ = ["Statement", "StatementResult", "HOLDS", "COUNTEREXAMPLE", "UNKNOWN", "RAMAKRISHNAN", "GLR",
            "SEED_R", "SEED_G", "fmt", "fmt_vec", "fmt_point", "fmt_mat", "fmt_theta", "fmt_net", "fmt_model",
            "Checks", "random_shallow", "shallow", "sim_move", "with_flip_set", "flip", "perturb",
            "critical_points", "test_points_1d", "equal_1d", "F"]
@@ -93,7 +95,7 @@ def shallow(v, a, b, C=0) -> Shallow:
 # ---------------------------------------------------------------------------
 
 class Checks:
-    """Accumulate the sub-results of one statement, then freeze them into an :class:`Outcome`.
+    """Accumulate the sub-results of one statement, then freeze them into a :class:`StatementResult`.
 
     Parameters
     ----------
@@ -129,10 +131,10 @@ class Checks:
     def z3_unsat(self, label: str, res, explain=None) -> bool:
         """Record a query whose expected answer is ``unsat`` (the statement holds at this size)."""
         self.trust.add("z3")
-        if res.status == "unsat":
+        if res.outcome is Outcome.NONE:
             self.lines.append(f"{label}: unsat")
             return True
-        if res.status == "unknown":
+        if res.outcome is Outcome.UNKNOWN:
             self.lines.append(f"{label}: unknown")
             self.unknown.append(f"z3 returned unknown on {label} ({res.reason})")
             return False
@@ -145,7 +147,7 @@ class Checks:
         """Record a family of queries expected ``unsat`` as one line (stops at the first other answer)."""
         count = 0
         for res in results:
-            if res.status != "unsat":
+            if res.outcome is not Outcome.NONE:
                 return self.z3_unsat(f"{label} [{res.query}]", res, explain)
             count += 1
         self.trust.add("z3")
@@ -155,10 +157,10 @@ class Checks:
     def z3_sat(self, label: str, res) -> bool:
         """Record a query whose expected answer is ``sat`` (a vacuity or sanity check)."""
         self.trust.add("z3")
-        if res.status == "sat":
+        if res.outcome is Outcome.FOUND:
             self.lines.append(f"{label}: sat")
             return True
-        if res.status == "unknown":
+        if res.outcome is Outcome.UNKNOWN:
             self.lines.append(f"{label}: unknown")
             self.unknown.append(f"z3 returned unknown on {label} ({res.reason})")
             return False
@@ -187,30 +189,30 @@ class Checks:
     def _trust(self) -> tuple[str, ...]:
         return tuple(t for t in TRUST_ORDER if t in self.trust)
 
-    def outcome(self, proved: str) -> Outcome:
+    def outcome(self, proved: str) -> StatementResult:
         """``holds`` with ``proved`` unless something failed (counterexample) or was unknown."""
         common = dict(evidence=tuple(self.lines), trust=self._trust(), findings=tuple(self.findings),
                       remarks=tuple(self.remarks))
         if self.failures:
             label, text, rechecked = self.failures[0]
-            return Outcome(COUNTEREXAMPLE, f"The statement fails: {label}.", counterexample=text,
+            return StatementResult(COUNTEREXAMPLE, f"The statement fails: {label}.", counterexample=text,
                            rechecked=rechecked, **common)
         if self.unknown:
-            return Outcome(UNKNOWN, proved, reason="; ".join(self.unknown), **common)
-        return Outcome(HOLDS, proved, **common)
+            return StatementResult(UNKNOWN, proved, reason="; ".join(self.unknown), **common)
+        return StatementResult(HOLDS, proved, **common)
 
-    def counterexample(self, proved: str, counterexample: str, rechecked: bool, witnesses=()) -> Outcome:
+    def counterexample(self, proved: str, counterexample: str, rechecked: bool, witnesses=()) -> StatementResult:
         """A counterexample found on purpose (the expected outcome of a refuted statement).
 
         ``witnesses`` are (label, Shallow or Network) pairs, stored exactly in the JSON report.
         """
         nets = tuple((label, (w.to_network() if isinstance(w, Shallow) else w).to_dict()) for label, w in witnesses)
-        return Outcome(COUNTEREXAMPLE, proved, evidence=tuple(self.lines), trust=self._trust(),
+        return StatementResult(COUNTEREXAMPLE, proved, evidence=tuple(self.lines), trust=self._trust(),
                        counterexample=counterexample, rechecked=rechecked, findings=tuple(self.findings),
                        remarks=tuple(self.remarks), witnesses=nets)
 
-    def unknown_outcome(self, proved: str, reason: str) -> Outcome:
-        return Outcome(UNKNOWN, proved, evidence=tuple(self.lines), trust=self._trust(),
+    def unknown_outcome(self, proved: str, reason: str) -> StatementResult:
+        return StatementResult(UNKNOWN, proved, evidence=tuple(self.lines), trust=self._trust(),
                        reason="; ".join(self.unknown + [reason]), findings=tuple(self.findings),
                        remarks=tuple(self.remarks))
 

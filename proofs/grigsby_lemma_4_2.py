@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import itertools
 
-from proofs._framework import GLR, SEED_G, Checks, Statement
-from reluid.smt.lemmas import composition_preimage_lemma
+from ._framework import GLR, SEED_G, Checks, Statement
+from ._lemmas import composition_preimage_lemma
 
 
 def _subsets(xs):

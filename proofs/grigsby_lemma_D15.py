@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import sympy
 
-from proofs._framework import GLR, SEED_G, SEED_R, Checks, Statement, fmt, fmt_theta, fmt_vec, shallow
-from proofs._plane import PlaneGeometry
+from ._framework import GLR, SEED_G, SEED_R, Checks, Statement, fmt, fmt_theta, fmt_vec, shallow
+from ._plane import PlaneGeometry
 from reluid.analysis.shallow.function import equivalent
 from reluid.analysis.shallow.orbit import same_orbit
 from reluid.model.network import Shallow

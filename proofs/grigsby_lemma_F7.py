@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy
 
-from proofs._framework import GLR, SEED_G, Checks, Statement
+from ._framework import GLR, SEED_G, Checks, Statement
 
 
 def _identity(n: int, j: int) -> tuple[bool, bool]:

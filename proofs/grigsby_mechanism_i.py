@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofs._framework import GLR, SEED_G, Checks, Statement, equal_1d, fmt_net
-from reluid.analysis.deep.mechanisms import DEAD, detect_mechanisms, orbit_element
+from ._framework import GLR, SEED_G, Checks, Statement, equal_1d, fmt_net
+from reluid.analysis.deep.mechanisms import DEAD, detect_mechanisms
+from reluid.analysis.deep.orbit import same_orbit
 from reluid.model.network import Layer, Network
-from reluid.smt.lemmas import deep_dead_neuron, deep_functions_equal
+from ._lemmas import deep_dead_neuron, deep_functions_equal
 
 ARCHS = ((1, 2, 2, 1), (2, 2, 2, 1), (2, 2, 2, 2, 1))
 ARCHS_LARGE = ((2, 3, 3, 1), (2, 2, 3, 2, 1))
@@ -48,7 +49,7 @@ def check(max_n, timeout):
     family = [_perturbed(EXAMPLE, 2, 0, eps, out) for eps in (Fraction(0), Fraction(1, 3), Fraction(-1, 2))
               for out in (Fraction(1), Fraction(-5, 2))]
     equal = all(equal_1d(EXAMPLE, w)[0] for w in family)
-    outside = all(orbit_element(EXAMPLE, w) is None for w in family)
+    outside = all(same_orbit(EXAMPLE, w) is None for w in family)
     c.exact(f"{len(family)} parameters θ′ with the dead neuron's incoming row and bias moved by ε ∈ {{0, 1/3, −1/2}} "
             "(so they stay < 0: the neuron stays dead) and its outgoing weights moved by 1 or −5/2 realise F_θ "
             "exactly (n0 = 1: equal at every breakpoint of both networks and beyond) and none is in the orbit of θ "

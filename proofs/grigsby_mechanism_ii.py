@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofs._framework import GLR, SEED_G, Checks, Statement, equal_1d, fmt_net, test_points_1d
-from reluid.analysis.deep.mechanisms import orbit_element
+from ._framework import GLR, SEED_G, Checks, Statement, equal_1d, fmt_net, test_points_1d
+from reluid.analysis.deep.orbit import same_orbit
 from reluid.model.network import Layer, Network
-from reluid.smt.lemmas import deep_functions_equal, deep_never_coactive
+from ._lemmas import deep_functions_equal, deep_never_coactive
 
 ARCHS = ((1, 2, 2, 1), (2, 2, 2, 1), (2, 2, 2, 2, 1))
 ARCHS_LARGE = ((2, 3, 3, 1), (2, 2, 3, 2, 1))
@@ -48,7 +48,7 @@ def check(max_n, timeout):
             "(exact: n0 = 1, every breakpoint and cell midpoint tested)", premise)
     family = [_decrease(EXAMPLE, layer, i, j, d) for d in (Fraction(1, 2), Fraction(1), Fraction(7))]
     equal = all(equal_1d(EXAMPLE, w)[0] for w in family)
-    outside = all(orbit_element(EXAMPLE, w) is None for w in family)
+    outside = all(same_orbit(EXAMPLE, w) is None for w in family)
     c.exact("θ′ with W²[1, 1] decreased by δ ∈ {1/2, 1, 7} realise F_θ exactly (n0 = 1) and none is in the orbit "
             "of θ (reluid's exact deep orbit test)", equal and outside)
     c.z3_unsat("z3 (linear arithmetic), the same for δ = 1/2: ∃x F_θ(x) ≠ F_θ′(x)",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from proofs._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt, fmt_theta, shallow
+from reluid.verdicts import Outcome
+
+from ._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt, fmt_theta, shallow
 from reluid.analysis.shallow.stabilizer import stabilizer
 from reluid.model.symmetry import GroupElement
-from reluid.smt.lemmas import printed_stabilizer_condition
+from ._lemmas import printed_stabilizer_condition
 
 
 def _theta(model):
@@ -39,7 +41,7 @@ def check(max_n, timeout):
     r2 = printed_stabilizer_condition("swap-not-printed", timeout=c.budget())
     c.z3_sat("z3, Ω(1, 2, 1): printed condition for {1, 2} holds but no element of H_2 swaps 1 and 2", r1)
     c.z3_sat("z3, Ω(1, 2, 1): some element of H_2 swaps 1 and 2 but the printed condition fails", r2)
-    if not (r1.sat and r2.sat):
+    if not (r1.outcome is Outcome.FOUND and r2.outcome is Outcome.FOUND):
         return c.unknown_outcome("The search did not return both examples.", "z3 gave no model")
     t1, t2 = _theta(r1.model), _theta(r2.model)
     ok1 = _printed(t1) and not _swappable_brute(t1) and stabilizer(t1).finite_order == 1

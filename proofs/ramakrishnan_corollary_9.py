@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from reluid.verdicts import Outcome
+
 import random
 from fractions import Fraction
 
-from proofs._framework import (RAMAKRISHNAN, SEED_R, Checks, Statement, fmt, fmt_point, fmt_theta, fmt_vec,
+from ._framework import (RAMAKRISHNAN, SEED_R, Checks, Statement, fmt, fmt_point, fmt_theta, fmt_vec,
                                random_shallow, shallow)
 from reluid.analysis.shallow.decide import decide
 from reluid.analysis.shallow.function import equivalent
 from reluid.analysis.shallow.stabilizer import stabilizer
 from reluid.model.network import Shallow
-from reluid.smt.lemmas import shallow_transform
+from ._lemmas import shallow_transform
 
 
 def _stab_ab_nontrivial(theta) -> bool:
@@ -69,14 +71,14 @@ def check(max_n, timeout):
                            "θ′, here C′ = C + v_i σ(0) = C), every position",
                            (shallow_transform("constant-neuron", m, n, i=i, timeout=c.budget()) for i in range(n)))
     res = shallow_transform("corollary-9-as-printed", 1, 2, nondegenerate=True, timeout=c.budget())
-    if res.sat and (text := _printed_counterexample(res)):
+    if res.outcome is Outcome.FOUND and (text := _printed_counterexample(res)):
         c.trust.add("exact")
         c.line("z3, second case with M′ as printed (v′_j = v_j + λ v_i), m = 1, n = 2: sat, re-checked exactly")
         c.finding("In the proof of Corollary 9 (second case) the printed M′ has v′_j = v_j + λ v_i; with "
                   "λ(a_i, b_i) = (a_j, b_j) the correct weight is v_j + v_i/λ (v_i σ(z) = (v_i/λ) σ(λz)). The "
                   f"corollary itself is unaffected. Exact counterexample to the printed formula: {text}.")
     else:
-        c.line(f"z3, second case with M′ as printed: {res.status}")
+        c.line(f"z3, second case with M′ as printed: {res.answer}")
     # differential: the corollary itself on random parameters with Stab(A, b) ≠ 1
     rng = random.Random(9)
     done, via_stab, via_fibre = 0, 0, 0

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from reluid.verdicts import Outcome
+
 from fractions import Fraction
 
-from proofs._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt, fmt_theta, fmt_vec, shallow
+from ._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt, fmt_theta, fmt_vec, shallow
 from reluid.analysis.shallow.decide import decide
 from reluid.analysis.shallow.function import equivalent
 from reluid.analysis.shallow.zariski import evaluate
 from reluid.model.network import Shallow
-from reluid.smt.lemmas import hidden_symmetry_1d
+from ._lemmas import hidden_symmetry_1d
 
 
 def _from_model(mod, n):
@@ -29,22 +31,22 @@ def check(max_n, timeout):
     res = hidden_symmetry_1d(n, condition="literal-def9", normalise=False, timeout=c.budget())
     c.z3_sat("z3, m = 1, n = 2: V1–V3 ∧ Σ β(i) a_i ≠ 0 for all β ≠ 0 (Definition 9 literally) ∧ ∃ θ′ ∉ H_2·θ "
              "with ρ(θ′) = ρ(θ)", res)
-    if not res.sat:
-        return c.unknown_outcome("No candidate was found.", f"z3 answered {res.status}")
+    if res.outcome is not Outcome.FOUND:
+        return c.unknown_outcome("No candidate was found.", f"z3 answered {res.answer}")
     theta, prime = _from_model(res.model, n)
     lit = evaluate(theta, literal_definition_9=True)
     weighted = evaluate(theta)
     eq = equivalent(theta, prime)
     d = decide(theta, timeout=c.budget())
     c.exact("θ satisfies V1, V2, V3 and the literal U4 (reluid.analysis.shallow.zariski.evaluate with "
-            "literal_definition_9=True)", lit.holds is True)
+            "literal_definition_9=True)", lit.outcome is Outcome.NONE)
     c.exact("ρ(θ′) = ρ(θ) and θ′ ∉ H_2·θ (reluid.analysis.shallow.function.equivalent: same exact function data, "
             "canonical orbit forms differ)", eq.equal and not eq.same_orbit)
     c.exact("reluid's complete decision: hidden-symmetry, with its own exactly verified witness",
             d.verdict.value == "hidden-symmetry")
     v4 = weighted.family("V4")
-    c.exact("θ violates Proposition 24's (weighted) condition", v4.holds is False)
-    if not (lit.holds is True and eq.equal and not eq.same_orbit and d.verdict.value == "hidden-symmetry"):
+    c.exact("θ violates Proposition 24's (weighted) condition", v4.outcome is Outcome.FOUND)
+    if not (lit.outcome is Outcome.NONE and eq.equal and not eq.same_orbit and d.verdict.value == "hidden-symmetry"):
         return c.unknown_outcome("The candidate did not survive the exact re-check.", "re-check failed")
     v, a = theta.M[0], [r[0] for r in theta.A]
     beta = v4.violations[0].index

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from proofs._framework import RAMAKRISHNAN, SEED_R, Checks, Statement
-from reluid.smt.lemmas import shallow_transform
+from ._framework import RAMAKRISHNAN, SEED_R, Checks, Statement
+from ._lemmas import shallow_transform
 
 
 def check(max_n, timeout):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from reluid.verdicts import Outcome
+
 from fractions import Fraction
 
-from proofs._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt, fmt_point, fmt_theta, fmt_vec, shallow
+from ._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt, fmt_point, fmt_theta, fmt_vec, shallow
 from reluid.analysis.shallow.function import equivalent
-from reluid.smt.lemmas import shallow_transform
+from ._lemmas import shallow_transform
 
 
 def _as_extracted_counterexample(res, m):
@@ -46,7 +48,7 @@ def check(max_n, timeout):
                  shallow_transform("constant-neuron", m, 2, hypothesis=False, timeout=c.budget()))
     # the seed text's orientation of (1)
     res = shallow_transform("merge-as-extracted", 1, 2, nondegenerate=True, timeout=c.budget())
-    if res.sat:
+    if res.outcome is Outcome.FOUND:
         ok, text = _as_extracted_counterexample(res, 1)
         if ok:
             c.trust.add("exact")
@@ -57,7 +59,7 @@ def check(max_n, timeout):
                       "neuron i must be v_i + v_j/λ. The intended statement (checked above) has the hypothesis "
                       f"λ(a_i, b_i) = (a_j, b_j). Exact counterexample to the extracted reading: {text}.")
     else:
-        c.line(f"z3, the extracted reading of (1): {res.status}")
+        c.line(f"z3, the extracted reading of (1): {res.answer}")
     return c.outcome(f"(1) and (2) proved for m ∈ {{1, 2}} and n ≤ {n_top}, every position (z3 unsat with all "
                      "parameters and the input unknown).")
 

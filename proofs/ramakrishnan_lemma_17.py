@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from proofs._framework import (RAMAKRISHNAN, SEED_R, Checks, Statement, flip, fmt_theta, perturb, random_shallow,
+from ._framework import (RAMAKRISHNAN, SEED_R, Checks, Statement, flip, fmt_theta, perturb, random_shallow,
                                sim_move, with_flip_set)
 from reluid.analysis.shallow.minimal import ominus, zero_factor_reduction
 

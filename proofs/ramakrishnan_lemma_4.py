@@ -6,9 +6,9 @@ import itertools
 import math
 import random
 
-from proofs._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta, random_shallow
+from ._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta, random_shallow
 from reluid.model.symmetry import GroupElement
-from reluid.smt.lemmas import fixed_by_permutation
+from ._lemmas import fixed_by_permutation
 
 
 def _neuron(theta, i):

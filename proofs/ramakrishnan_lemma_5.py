@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from proofs._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta, random_shallow
+from ._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta, random_shallow
 from reluid.analysis.shallow.stabilizer import stabilizer
 from reluid.model.symmetry import GroupElement
-from reluid.smt.lemmas import fixed_by_scaling
+from ._lemmas import fixed_by_scaling
 
 
 def check(max_n, timeout):

@@ -7,11 +7,11 @@ from fractions import Fraction
 
 import sympy
 
-from proofs._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta
+from ._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta
 from reluid.analysis.shallow.function import function_data
 from reluid.analysis.shallow.minimal import zero_factor_reduction
 from reluid.model.network import Shallow
-from reluid.smt.lemmas import affine_not_paired
+from ._lemmas import affine_not_paired
 
 
 def _branchwise_identity() -> bool:

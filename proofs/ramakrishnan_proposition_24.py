@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from reluid.verdicts import Outcome
+
 import random
 
-from proofs._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta, random_shallow
+from ._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta, random_shallow
 from reluid.analysis.shallow.decide import decide
 from reluid.analysis.shallow.zariski import evaluate
-from reluid.smt.lemmas import hidden_symmetry_1d
+from ._lemmas import hidden_symmetry_1d
 
 
 def check(max_n, timeout):
@@ -26,7 +28,7 @@ def check(max_n, timeout):
         tried += 1
         m = rng.choice((1, 2, 2, 3))
         theta = random_shallow(rng, m, rng.randint(1, n_diff), 1, plant=0.15, zero_ok=False)
-        if evaluate(theta).holds is not True:
+        if evaluate(theta).outcome is not Outcome.NONE:
             continue
         d = decide(theta, timeout=min(10.0, c.budget()))
         if d.verdict.value == "unknown":

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from proofs._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta, fmt_vec, shallow
+from reluid.verdicts import Outcome
+
+from ._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta, fmt_vec, shallow
 from reluid.analysis.shallow.zariski import evaluate
 from reluid.api import certify, check as check_certificate
-from reluid.smt.lemmas import hidden_symmetry_1d, v4_violation_candidate
+from ._lemmas import hidden_symmetry_1d, v4_violation_candidate
 
 
 def check(max_n, timeout):
@@ -14,9 +16,9 @@ def check(max_n, timeout):
     exclude = []
     for attempt in range(5):
         res = v4_violation_candidate(n, exclude=exclude, timeout=c.budget())
-        if not res.sat:
+        if res.outcome is not Outcome.FOUND:
             c.z3_sat("z3 candidate search", res)
-            return c.unknown_outcome("No candidate was found.", f"z3 answered {res.status}")
+            return c.unknown_outcome("No candidate was found.", f"z3 answered {res.answer}")
         mod = res.model
         v = [mod[f"v{i + 1}"] for i in range(n)]
         a = [mod[f"a{i + 1}"] for i in range(n)]
@@ -27,8 +29,8 @@ def check(max_n, timeout):
         cert = certify(theta, timeout=c.budget())
         rep = check_certificate(cert)
         semantic = hidden_symmetry_1d(n, condition="none", theta=(v, a, b), timeout=c.budget())
-        if (ev.holds is False and cert.verdict.value == "no-hidden-symmetries" and rep.valid
-                and not cert.rests_on_solver and semantic.unsat):
+        if (ev.outcome is Outcome.FOUND and cert.verdict.value == "no-hidden-symmetries" and rep.valid
+                and not cert.rests_on_solver and semantic.outcome is Outcome.NONE):
             break
         c.line(f"candidate {attempt + 1} (θ = {fmt_theta(theta)}) did not survive the re-check; excluded")
     else:

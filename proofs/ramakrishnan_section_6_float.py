@@ -105,7 +105,7 @@ def minimalForm(v, A, b, c):
 # ---------------------------------------------------------------------------
 from fractions import Fraction  # noqa: E402
 
-from proofs._framework import (RAMAKRISHNAN, SEED_R, Checks, Statement, fmt, fmt_point,  # noqa: E402
+from ._framework import (RAMAKRISHNAN, SEED_R, Checks, Statement, fmt, fmt_point,  # noqa: E402
                                fmt_theta)
 from reluid.analysis.shallow.function import equivalent  # noqa: E402
 from reluid.analysis.shallow.minimal import minimal_form  # noqa: E402

@@ -7,7 +7,7 @@ import math
 import random
 from fractions import Fraction
 
-from proofs._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta, random_shallow
+from ._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta, random_shallow
 from reluid.analysis.shallow.stabilizer import stabilizer
 from reluid.model.symmetry import GroupElement
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from proofs._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta
-from proofs.ramakrishnan_lemma_17 import pairs
+from ._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta
+from .ramakrishnan_lemma_17 import pairs
 from reluid.analysis.shallow.function import equivalent
 from reluid.analysis.shallow.minimal import ominus, zero_factor_reduction
 

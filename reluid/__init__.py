@@ -1,8 +1,9 @@
 """reluid: exact verification of the symmetries of ReLU networks.
 
-The supported API is listed in ``__all__``.  Names are imported lazily (PEP
-562) so that ``import reluid.checker`` stays free of the solver and search
-code.
+The supported API is listed in ``__all__``: the functions of the façade
+:mod:`reluid.api`, the model, the result types and the exception tree.  Names
+are imported lazily (PEP 562), so ``import reluid`` is cheap and
+``import reluid.checker`` stays free of the solver and the search code.
 
 >>> import reluid
 >>> net = reluid.Shallow.make([1, 1], [[1], [1]], [0, 1], [0]).to_network()   # σ(x) + σ(x+1)
@@ -15,30 +16,33 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+from reluid._version import __version__
 
-_EXPORTS = {
-    # model
+_API = ("load", "save", "parse_network", "generate_json", "read_certificate", "write_certificate",
+        "certify", "decide", "check", "equivalent", "canonical_form", "is_canonical", "same_orbit",
+        "minimal_form", "is_minimal", "zero_factor_reduction", "ominus", "stabilizer", "find_flip_set",
+        "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions", "run_survey", "prove")
+
+_EXPORTS = {name: "reluid.api" for name in _API} | {
+    # the exact model
     "Network": "reluid.model.network", "Layer": "reluid.model.network", "Shallow": "reluid.model.network",
     "GroupElement": "reluid.model.symmetry", "to_rational": "reluid.model.rational",
-    # files
-    "load": "reluid.io", "save": "reluid.io", "parse_network": "reluid.io", "generate_json": "reluid.io",
-    # shallow analyses
-    "function_data": "reluid.analysis.shallow.function", "equivalent": "reluid.analysis.shallow.function",
-    "canonical_form": "reluid.analysis.shallow.orbit", "is_canonical": "reluid.analysis.shallow.orbit",
-    "same_orbit": "reluid.analysis.shallow.orbit",
-    "minimal_form": "reluid.analysis.shallow.minimal", "is_minimal": "reluid.analysis.shallow.minimal",
-    "zero_factor_reduction": "reluid.analysis.shallow.minimal", "ominus": "reluid.analysis.shallow.minimal",
-    "stabilizer": "reluid.analysis.shallow.stabilizer",
-    "decide": "reluid.analysis.shallow.decide",
-    "find_flip_set": "reluid.analysis.shallow.flipsets",
-    "functional_dimension": "reluid.analysis.deep.fundim",
-    # certificates
-    "certify": "reluid.api", "check": "reluid.api",
-    "Certificate": "reluid.certificates.schema", "Verdict": "reluid.certificates.schema",
-    "read_certificate": "reluid.certificates.schema", "write_certificate": "reluid.certificates.schema",
-    # errors
-    "ReluidError": "reluid.errors", "InvalidNetwork": "reluid.errors", "CheckFailed": "reluid.errors",
+    # answers
+    "Verdict": "reluid.verdicts", "Outcome": "reluid.verdicts", "Trust": "reluid.verdicts",
+    # result types
+    "Certificate": "reluid.certificates.schema", "Claim": "reluid.certificates.schema",
+    "ClaimKind": "reluid.certificates.schema", "Witness": "reluid.certificates.schema",
+    "CheckReport": "reluid.checker.check", "ClaimCheck": "reluid.checker.check",
+    "Decision": "reluid.analysis.shallow.decide", "DeepDecision": "reluid.analysis.deep.decide",
+    "FlipSetResult": "reluid.analysis.shallow.flipsets", "Equivalence": "reluid.analysis.shallow.function",
+    "FunctionData": "reluid.analysis.shallow.function", "MinimalForm": "reluid.analysis.shallow.minimal",
+    "Stabilizer": "reluid.analysis.shallow.stabilizer", "FunDimResult": "reluid.analysis.deep.fundim",
+    "Evaluation": "reluid.analysis.shallow.zariski", "SurveyConfig": "reluid.analysis.deep.survey",
+    "SurveyResult": "reluid.analysis.deep.survey",
+    # the exception tree
+    "ReluidError": "reluid.errors", "InvalidArgument": "reluid.errors", "InvalidNetwork": "reluid.errors",
+    "UnsupportedOperator": "reluid.errors", "NotShallow": "reluid.errors", "CertificateError": "reluid.errors",
+    "CheckFailed": "reluid.errors", "OrbitSearchExhausted": "reluid.errors",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -1,21 +1,115 @@
-"""The public entry points (re-exported by :mod:`reluid`)."""
+"""The public façade: every supported entry point, re-exported by :mod:`reluid`.
+
+Each function checks its input, names the algorithm it runs, and hands off to
+the implementation (imported lazily, so that ``import reluid`` stays cheap and
+``reluid.check`` never loads the solver or the search code).  The data flows
+one way: files (:mod:`reluid.io`) → exact model (:mod:`reluid.model`) →
+analyses (frozen results) → certificates (:mod:`reluid.certificates.build`) →
+checker (:mod:`reluid.checker`) → reports (:mod:`reluid.report`).
+
+>>> from reluid.model import Shallow
+>>> theta1 = Shallow.make([1, 1, 1], [[1, 1], [-1, 0], [0, -1]], [-2, -1, -1], [-6])   # Ramakrishnan 2026, §1
+>>> cert = certify(theta1)
+>>> cert.verdict.value, cert.witness.mechanism, check(cert).valid
+('hidden-symmetry', 'flip-set', True)
+"""
 
 from __future__ import annotations
 
 from reluid.certificates.schema import Certificate
+from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
 
-__all__ = ["certify", "check"]
+__all__ = [
+    "load", "save", "parse_network", "generate_json", "read_certificate", "write_certificate",
+    "certify", "decide", "check",
+    "equivalent", "canonical_form", "is_canonical", "same_orbit",
+    "minimal_form", "is_minimal", "zero_factor_reduction", "ominus", "stabilizer",
+    "find_flip_set", "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions",
+    "run_survey", "prove",
+]
+
+
+def _network(net, what: str = "net") -> Network:
+    if isinstance(net, Shallow):
+        return net.to_network()
+    if not isinstance(net, Network):
+        raise InvalidArgument(f"{what} must be a reluid Network or Shallow, got {type(net).__name__}")
+    return net
+
+
+# ---------------------------------------------------------------------------
+# files
+# ---------------------------------------------------------------------------
+
+def load(path) -> Network:
+    """Read a network file exactly (``.json``, ``.npz``, ``.onnx``, ``.safetensors``); see :func:`reluid.io.load`."""
+    from reluid.io import load as _load
+
+    return _load(path)
+
+
+def save(net: Network | Shallow, path) -> None:
+    """Write a network file (the format follows the suffix); see :func:`reluid.io.save`."""
+    from reluid.io import save as _save
+
+    _save(_network(net), path)
+
+
+def parse_network(text: str) -> Network:
+    """Parse ``reluid.network/1`` JSON text."""
+    from reluid.io import parse_network as _parse
+
+    return _parse(text)
+
+
+def generate_json(net: Network | Shallow) -> str:
+    """The ``reluid.network/1`` JSON text of a network (exact: integers and ``"p/q"`` strings)."""
+    from reluid.io import generate_json as _generate
+
+    return _generate(_network(net))
+
+
+def read_certificate(path) -> Certificate:
+    """Read a certificate file strictly (no floats, lowest-terms rationals)."""
+    from reluid.certificates.schema import read_certificate as _read
+
+    return _read(path)
+
+
+def write_certificate(cert: Certificate, path) -> None:
+    """Write a certificate file."""
+    from reluid.certificates.schema import write_certificate as _write
+
+    _write(cert, path)
+
+
+# ---------------------------------------------------------------------------
+# verdicts
+# ---------------------------------------------------------------------------
+
+def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, progress: bool = False):
+    """The hidden-symmetry decision as a frozen result, before it becomes a certificate.
+
+    One hidden layer: :func:`reluid.analysis.shallow.decide.decide` (the
+    complete decision, a :class:`~reluid.analysis.shallow.decide.Decision`).
+    Two or more: :func:`reluid.analysis.deep.decide.decide_deep` (mechanism
+    detection, a :class:`~reluid.analysis.deep.decide.DeepDecision`; never
+    ``no-hidden-symmetries``).
+    """
+    net = _network(net)
+    if net.is_shallow:
+        from reluid.analysis.shallow.decide import decide as _decide
+
+        return _decide(net.shallow(), timeout=timeout, seed=seed, progress=progress, paper_condition=True)
+    from reluid.analysis.deep.decide import decide_deep
+
+    return decide_deep(net, timeout=float("inf") if timeout is None else timeout, seed=seed, progress=progress)
 
 
 def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, embed: bool | None = None,
             progress: bool = False) -> Certificate:
     """Decide whether ``net`` has hidden symmetries and return a certificate.
-
-    Shallow networks (one hidden layer) get the complete decision of
-    :func:`reluid.analysis.shallow.decide.decide`; deeper networks get exact
-    mechanism detection (:func:`reluid.analysis.deep.certify.certify_deep`),
-    which never claims ``no-hidden-symmetries``.
 
     Parameters
     ----------
@@ -27,29 +121,191 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
     embed : bool or None
         Embed the network in the certificate so that it stands alone (default:
         when it has at most 20 000 parameters).
+    progress : bool
+        Show progress bars for long searches.
 
     Examples
     --------
-    >>> from reluid.model import Shallow
     >>> cert = certify(Shallow.make([1, 1], [[1], [1]], [0, 1], [0]))   # σ(x) + σ(x + 1)
     >>> cert.verdict.value, check(cert).valid
     ('no-hidden-symmetries', True)
     """
-    if isinstance(net, Shallow):
-        net = net.to_network()
+    from reluid.certificates.build import certificate_from_decision, certificate_from_deep_decision
+
+    net = _network(net)
+    d = decide(net, timeout=timeout, seed=seed, progress=progress)
     if net.is_shallow:
-        from reluid.analysis.shallow.decide import decide
-        from reluid.certificates.build import certificate_from_decision
-
-        d = decide(net.shallow(), timeout=timeout, seed=seed, progress=progress)
         return certificate_from_decision(net, d, embed=embed, timeout=timeout, seed=seed)
-    from reluid.analysis.deep.certify import certify_deep
-
-    return certify_deep(net, timeout=timeout, seed=seed)
+    return certificate_from_deep_decision(d, embed=embed)
 
 
 def check(cert: Certificate, network: Network | None = None):
-    """Re-verify a certificate with the independent checker (no z3, no search code)."""
+    """Re-verify a certificate with the independent checker (no z3, no search code); a :class:`CheckReport`."""
     from reluid.checker.check import check_certificate
 
     return check_certificate(cert, network)
+
+
+# ---------------------------------------------------------------------------
+# functions and orbits
+# ---------------------------------------------------------------------------
+
+def equivalent(net1: Network | Shallow, net2: Network | Shallow, *, seed: int = 0):
+    """Decide exactly whether two shallow networks compute the same function (an ``Equivalence``)."""
+    from reluid.analysis.shallow.function import equivalent as _equivalent
+
+    return _equivalent(_network(net1, "net1"), _network(net2, "net2"), seed=seed)
+
+
+def canonical_form(net: Network | Shallow):
+    """``(canon, g)`` with ``g·net == canon``, depending only on the orbit.
+
+    One hidden layer: a :class:`Shallow` θ and a
+    :class:`~reluid.model.symmetry.GroupElement` (Ramakrishnan 2026, H_n);
+    deeper: a :class:`Network` and one group element per hidden layer.
+    """
+    if isinstance(net, Shallow) or _network(net).is_shallow:
+        from reluid.analysis.shallow.orbit import canonical_form as _canonical
+
+        return _canonical(net)
+    from reluid.analysis.deep.orbit import canonical_form as _canonical
+
+    return _canonical(net)
+
+
+def is_canonical(net: Network | Shallow) -> bool:
+    """``True`` when ``net`` equals its own :func:`canonical_form`."""
+    if isinstance(net, Shallow) or _network(net).is_shallow:
+        from reluid.analysis.shallow.orbit import is_canonical as _is
+
+        return _is(net)
+    from reluid.analysis.deep.orbit import is_canonical as _is
+
+    return _is(net)
+
+
+def same_orbit(net1: Network | Shallow, net2: Network | Shallow):
+    """The group element g with g·net1 = net2, or None when they lie in different orbits (exact)."""
+    shallow = isinstance(net1, Shallow) or _network(net1).is_shallow
+    if shallow:
+        from reluid.analysis.shallow.orbit import same_orbit as _same
+
+        return _same(net1, net2)
+    from reluid.analysis.deep.orbit import same_orbit as _same
+
+    return _same(_network(net1, "net1"), _network(net2, "net2"))
+
+
+def minimal_form(net: Network | Shallow):
+    """The minimal form (Ramakrishnan 2026, Definition 3) of a shallow network (a ``MinimalForm``)."""
+    from reluid.analysis.shallow.minimal import minimal_form as _minimal
+
+    return _minimal(net)
+
+
+def is_minimal(net: Network | Shallow) -> bool:
+    """Whether a shallow network is its own minimal form."""
+    from reluid.analysis.shallow.minimal import is_minimal as _is
+
+    return _is(net)
+
+
+def zero_factor_reduction(net: Network | Shallow) -> Shallow:
+    """The 0-factor reduction θ_r (Ramakrishnan 2026, Definition-Lemma 5)."""
+    from reluid.analysis.shallow.minimal import zero_factor_reduction as _reduce
+
+    return _reduce(net)
+
+
+def ominus(net1: Network | Shallow, net2: Network | Shallow) -> Shallow:
+    """θ1 ⊖ θ2 (Ramakrishnan 2026, Definition 7)."""
+    from reluid.analysis.shallow.minimal import ominus as _ominus
+
+    return _ominus(net1, net2)
+
+
+def stabilizer(net: Network | Shallow):
+    """Stab_{H_n}(θ) with explicit generators (Ramakrishnan 2026, Theorem 2; a ``Stabilizer``)."""
+    from reluid.analysis.shallow.stabilizer import stabilizer as _stabilizer
+
+    return _stabilizer(net)
+
+
+# ---------------------------------------------------------------------------
+# certificates' building blocks
+# ---------------------------------------------------------------------------
+
+def find_flip_set(net: Network | Shallow, **options):
+    """A flip set or a certificate that there is none (a ``FlipSetResult``; docs/mathematics.md §2–3).
+
+    Options are those of :func:`reluid.analysis.shallow.flipsets.find_flip_set`
+    (``timeout``, ``method``, ``progress``, ``seed``, ``encoding``).
+    """
+    from reluid.analysis.shallow.flipsets import find_flip_set as _find
+
+    return _find(net, **options)
+
+
+def is_flip_set(net: Network | Shallow, F) -> bool:
+    """Whether F is a flip set: nonempty and Σ_{i∈F} m_i a_iᵀ = 0, exactly."""
+    from reluid.analysis.shallow.flipsets import is_flip_set as _is
+
+    return _is(net, F)
+
+
+def functional_dimension(net: Network | Shallow, **options):
+    """Certified lower bound (and, when it meets U, the value) of dim_fun(θ) (a ``FunDimResult``).
+
+    Options are those of :func:`reluid.analysis.deep.fundim.functional_dimension`.
+    """
+    from reluid.analysis.deep.fundim import functional_dimension as _fundim
+
+    return _fundim(_network(net), **options)
+
+
+def conditions(m: int, n: int, k: int = 1, *, literal_definition_9: bool = False):
+    """The Zariski-open conditions V1–V4 of Ω(m, n, k) (Ramakrishnan 2026, Lemma 23, Prop. 24)."""
+    from reluid.analysis.shallow.zariski import conditions as _conditions
+
+    return _conditions(m, n, k, literal_definition_9=literal_definition_9)
+
+
+def evaluate_conditions(net: Network | Shallow, **options):
+    """The conditions V1–V4 evaluated exactly at a shallow network (an ``Evaluation``)."""
+    from reluid.analysis.shallow.zariski import evaluate
+
+    return evaluate(net, **options)
+
+
+# ---------------------------------------------------------------------------
+# studies
+# ---------------------------------------------------------------------------
+
+def run_survey(config=None, *, workers: int | None = None, dask_address: str | None = None, progress=None,
+               **fields):
+    """The functional-dimension survey of Grigsby–Lindsey–Rolnick Figure 6 (a ``SurveyResult``).
+
+    Give a :class:`~reluid.analysis.deep.survey.SurveyConfig`, or its fields
+    as keywords (``depth``, ``width``, ``input_dim``, ``networks``, ``seed``,
+    ``points_factor``, ``bias_variance``).  ``workers`` local processes, or the
+    dask.distributed scheduler at ``dask_address``; ``progress(done, total)``.
+    """
+    from reluid.analysis.deep.survey import SurveyConfig, run_survey as _run
+
+    if config is None:
+        config = SurveyConfig(**fields)
+    elif fields:
+        raise InvalidArgument("give either a SurveyConfig or its fields, not both")
+    return _run(config, workers=workers, dask_address=dask_address, progress=progress)
+
+
+def prove(names=(), **options):
+    """Run the papers' statements in :mod:`reluid.proofs` (a ``ProofRun``).
+
+    ``names`` selects statements (names or shell globs; all by default);
+    options are those of :func:`reluid.proofs._runner.run` (``max_n``,
+    ``timeout``, ``progress``).
+    """
+    from reluid.proofs._runner import run
+
+    return run(names, **options)

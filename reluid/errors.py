@@ -14,11 +14,8 @@ __all__ = [
     "UnsupportedOperator",
     "InvalidArgument",
     "NotShallow",
-    "DegenerateArchitecture",
-    "UnsupportedExpression",
     "CertificateError",
     "CheckFailed",
-    "SolverUnknown",
     "OrbitSearchExhausted",
 ]
 
@@ -70,18 +67,6 @@ class NotShallow(ReluidError, ValueError):
         )
 
 
-class DegenerateArchitecture(ReluidError, ValueError):
-    """An architecture with a zero-width layer where the analysis needs one."""
-
-
-class UnsupportedExpression(ReluidError, TypeError):
-    """A symbolic expression contains a node the z3 encoder does not handle."""
-
-    def __init__(self, expr):
-        self.expr = expr
-        super().__init__(f"unsupported expression node {type(expr).__name__}: {expr}")
-
-
 class CertificateError(ReluidError, ValueError):
     """A certificate file is malformed (not the same as a failed check)."""
 
@@ -98,14 +83,6 @@ class CheckFailed(ReluidError):
         self.claim = claim
         self.reason = reason
         super().__init__(f"{claim}: {reason}")
-
-
-class SolverUnknown(ReluidError):
-    """z3 answered ``unknown``; the reason is kept, never turned into a verdict."""
-
-    def __init__(self, reason: str):
-        self.reason = reason
-        super().__init__(f"solver returned unknown: {reason}")
 
 
 class OrbitSearchExhausted(ReluidError):

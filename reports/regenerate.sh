@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerate the committed reports. tests/test_reports.py fails when they are stale.
+# Regenerate the committed reports. tests/report/test_reports.py fails when they are stale.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf reports/examples
@@ -7,4 +7,4 @@ reluid audit examples/networks --markdown reports/examples/summary.md --reports 
   --certificates reports/examples/certificates || true   # exit 1: some examples have hidden symmetries
 if reluid prove --help >/dev/null 2>&1; then reluid prove --output-dir reports || true; fi
 # Figure 6 histograms from the committed survey data (the survey itself: see reports/survey.md)
-python -c "from reluid.analysis.deep.survey import plot_from_json; plot_from_json('reports/survey.json', 'reports/figure6.png')"
+python -c "from reluid.report.survey import plot_from_json; plot_from_json('reports/survey.json', 'reports/figure6.png')"

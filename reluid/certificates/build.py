@@ -1,16 +1,34 @@
-"""Turn analysis results into certificates (Result → Certificate)."""
+"""Turn analysis results into certificates: the only place claims are constructed.
+
+* :func:`certificate_from_decision` -- a shallow
+  :class:`~reluid.analysis.shallow.decide.Decision`;
+* :func:`certificate_from_deep_decision` -- a
+  :class:`~reluid.analysis.deep.decide.DeepDecision`.
+
+Both read the frozen results only (duck-typed: nothing here imports the
+analyses), so the data flows one way: analysis → certificate → checker.
+"""
 
 from __future__ import annotations
 
-
-from reluid.certificates.schema import Certificate, Claim, Trust, Verdict, Witness
+from reluid._version import __version__
+from reluid.certificates.schema import Certificate, Claim, ClaimKind, Witness
 from reluid.model.network import Network
+from reluid.model.rational import format_rational
+from reluid.verdicts import Outcome, Trust, Verdict
 
-__all__ = ["certificate_from_decision", "paper_condition_claim", "producer_info"]
+__all__ = ["certificate_from_decision", "certificate_from_deep_decision", "flip_claim", "paper_condition_claim",
+           "producer_info", "EMBED_MAX_PARAMS", "FLIP_CHECK_PRIME"]
+
+EMBED_MAX_PARAMS = 20_000
+
+#: Prime used for the exact-rank evidence of ``deep-no-layer-flip``.
+FLIP_CHECK_PRIME = 2_147_483_647
 
 REF_EXACT = "docs/mathematics.md §2 (exact flip-set criterion on the generic stratum; sharpens Ramakrishnan 2026, Prop. 24)"
 REF_GENERIC = "Ramakrishnan 2026, Lemma 23 (V1–V3); docs/mathematics.md §2"
 REF_PATTERNS = "docs/mathematics.md §4 (realisation patterns outside the generic stratum); Ramakrishnan 2026, Prop. 14, Thm 3"
+REF_PAPER = "Ramakrishnan 2026, Proposition 24 / Theorem 5 (V4)"
 REF_MECH = {
     "dead-output": "Ramakrishnan 2026, Lemma 10",
     "constant-neuron": "Ramakrishnan 2026, Lemma 11(2)",
@@ -21,9 +39,14 @@ REF_MECH = {
     "flip-set": "docs/mathematics.md §2 (flip sets); Ramakrishnan 2026, §1 (θ1, θ2)",
 }
 
+#: Claim kind of each deep mechanism's premise.
+DEEP_PREMISE_KINDS = {"dead-neuron": ClaimKind.DEEP_DEAD_NEURON, "always-active": ClaimKind.DEEP_ALWAYS_ACTIVE,
+                      "never-coactive": ClaimKind.DEEP_NEVER_COACTIVE, "layer-flip": ClaimKind.DEEP_LAYER_FLIP,
+                      "zero-outgoing": ClaimKind.DEEP_ZERO_OUTGOING,
+                      "proportional-neurons": ClaimKind.DEEP_PROPORTIONAL}
+
 
 def producer_info(**extra) -> dict:
-    from reluid import __version__
     info = {"reluid": __version__}
     try:
         import flint
@@ -34,92 +57,189 @@ def producer_info(**extra) -> dict:
     return info
 
 
-def paper_condition_claim(theta, cid: str = "paper-condition") -> Claim:
-    """The paper's sufficient condition (Prop. 24, V4 per output), as an information claim."""
-    from reluid.analysis.shallow.zariski import V4_MAX_N, evaluate
+# ---------------------------------------------------------------------------
+# shallow networks
+# ---------------------------------------------------------------------------
 
-    if theta.n > V4_MAX_N:
-        return Claim(cid, "paper-condition",
-                     f"the paper's sufficient condition was not enumerated (n = {theta.n} > {V4_MAX_N}; "
-                     "its (3ⁿ − 1)/2 vectors β per output are not checked one by one)",
-                     "Ramakrishnan 2026, Proposition 24 / Theorem 5 (V4)",
-                     {"holds": None, "method": "not-enumerated"}, Trust.CHECKED, role="information")
-    ev = evaluate(theta)
-    fam = next(f for f in ev.families if f.family == "V4")
-    evidence = {"holds": fam.holds, "method": "enumerate" if fam.holds is not None else "not-enumerated",
-                "checked": fam.checked, "total": fam.total, "violations": fam.violation_count}
-    if fam.holds is False:
-        v = fam.violations[0]
+def flip_claim(result, cid: str = "no-flip-set") -> Claim | None:
+    """The claim for a :class:`~reluid.analysis.shallow.flipsets.FlipSetResult` (None when unknown)."""
+    if result.outcome is Outcome.NONE:
+        return Claim(cid, ClaimKind.NO_FLIP_SET, "no nonempty F ⊆ [n] has Σ_{i∈F} m_i a_iᵀ = 0",
+                     REF_EXACT, result.evidence, Trust(result.trust), solver=result.solver)
+    if result.outcome is Outcome.FOUND:
+        F = sorted(result.flip_set)
+        return Claim("flip-set" if cid == "no-flip-set" else cid, ClaimKind.FLIP_SET,
+                     f"F = {{{', '.join(str(i + 1) for i in F)}}} is a flip set: Σ_{{i∈F}} m_i a_iᵀ = 0",
+                     REF_EXACT, {"flip_set": F})
+    return None
+
+
+def paper_condition_claim(family, n: int, cid: str = "paper-condition") -> Claim:
+    """The paper's sufficient condition (Prop. 24, V4 per output), as an information claim.
+
+    ``family`` is the V4 :class:`~reluid.analysis.shallow.zariski.FamilyResult`.
+    """
+    if family.outcome is Outcome.UNKNOWN and family.checked == 0:
+        return Claim(cid, ClaimKind.PAPER_CONDITION,
+                     f"the paper's sufficient condition was not enumerated (n = {n}; its (3ⁿ − 1)/2 vectors β per "
+                     "output are not checked one by one)",
+                     REF_PAPER, {"holds": None, "method": "not-enumerated"}, Trust.CHECKED, role="information")
+    holds = {Outcome.NONE: True, Outcome.FOUND: False, Outcome.UNKNOWN: None}[family.outcome]
+    evidence = {"holds": holds, "method": "enumerate" if holds is not None else "not-enumerated",
+                "checked": family.checked, "total": family.total, "violations": family.violation_count}
+    if family.outcome is Outcome.FOUND:
+        v = family.violations[0]
         evidence["violation"] = {"beta": list(v.index), "output": v.output or 0}
         text = (f"the paper's sufficient condition fails: Σ β(i) v_i a_i = 0 for β = {list(v.index)}"
                 + (f" (output {v.output + 1})" if v.output is not None else ""))
-    elif fam.holds:
+    elif family.outcome is Outcome.NONE:
         text = "the paper's sufficient condition holds: Σ β(i) v_i a_i ≠ 0 for every β ∈ {0,±1}ⁿ∖0"
     else:
-        text = f"the paper's sufficient condition was not enumerated ({fam.note or 'n too large'})"
-    return Claim(cid, "paper-condition", text, "Ramakrishnan 2026, Proposition 24 / Theorem 5 (V4)",
-                 evidence, Trust.CHECKED, role="information")
+        text = f"the paper's sufficient condition was not enumerated ({family.note or 'n too large'})"
+    return Claim(cid, ClaimKind.PAPER_CONDITION, text, REF_PAPER, evidence, Trust.CHECKED, role="information")
 
 
-EMBED_MAX_PARAMS = 20_000
+def _embed(net: Network, embed: bool | None) -> bool:
+    return net.n_params <= EMBED_MAX_PARAMS if embed is None else embed
 
 
-def certificate_from_decision(net: Network, decision, *, embed: bool | None = None, timeout=None, seed=0,
-                              paper_condition: bool = True) -> Certificate:
+def certificate_from_decision(net: Network, decision, *, embed: bool | None = None, timeout=None,
+                              seed=0) -> Certificate:
     """Build the certificate for a shallow :class:`~reluid.analysis.shallow.decide.Decision`.
 
     ``embed=None`` embeds the network when it has at most ``EMBED_MAX_PARAMS``
     parameters; larger certificates name it by hash and are checked with
     ``reluid check CERT --network NET``.
     """
-    if embed is None:
-        embed = net.n_params <= EMBED_MAX_PARAMS
     theta = decision.theta
     claims: list[Claim] = []
     v = decision.verdict
     st = decision.stratum
     if st == "empty":
-        claims.append(Claim("empty", "empty", "the network has no hidden neurons, so its fibre is {θ}",
+        claims.append(Claim("empty", ClaimKind.EMPTY, "the network has no hidden neurons, so its fibre is {θ}",
                             "Ramakrishnan 2026, §2.1", {}))
     if st == "generic":
-        claims.append(Claim("generic", "generic-stratum",
+        claims.append(Claim("generic", ClaimKind.GENERIC_STRATUM,
                             "every output column m_i ≠ 0, every a_i ≠ 0, and the rows (a_i, b_i) are "
                             "pairwise linearly independent; so the fibre is the union of the orbits of "
                             "θ_F over flip sets F",
                             REF_GENERIC, {"method": "normalised-rows"}))
-        f = decision.flip
-        if f is not None and f.status == "none":
-            claims.append(Claim("no-flip-set", "no-flip-set",
-                                "no nonempty F ⊆ [n] has Σ_{i∈F} m_i a_iᵀ = 0",
-                                REF_EXACT, f.evidence, Trust(f.trust), solver=f.solver))
-        if f is not None and f.status == "found":
-            claims.append(Claim("flip-set", "flip-set",
-                                f"F = {{{', '.join(str(i + 1) for i in sorted(f.flip_set))}}} is a flip set: "
-                                "Σ_{i∈F} m_i a_iᵀ = 0",
-                                REF_EXACT, {"flip_set": sorted(f.flip_set)}))
+        if decision.flip is not None:
+            claim = flip_claim(decision.flip)
+            if claim is not None:
+                claims.append(claim)
     if st == "opposite-pairs" and decision.pattern is not None:
-        claims.append(Claim("essential", "essential-stratum",
+        claims.append(Claim("essential", ClaimKind.ESSENTIAL_STRATUM,
                             "no dead or constant neuron, no positively proportional rows, every opposite "
                             "pair has a nonzero kink, and the pair directions are linearly independent",
                             REF_PATTERNS, {}))
-        if decision.pattern.get("status") == "unsat":
-            claims.append(Claim("patterns", "pattern-search",
+        if decision.pattern.outcome is Outcome.NONE:
+            claims.append(Claim("patterns", ClaimKind.PATTERN_SEARCH,
                                 "no realisation pattern of ρ(θ) with n neurons other than θ's own exists",
-                                REF_PATTERNS, {"method": "z3", "classes": decision.pattern["classes"],
-                                               "pairs": decision.pattern["pairs"]},
-                                Trust.SOLVER, solver=decision.pattern["solver"]))
+                                REF_PATTERNS, {"method": "z3", "classes": decision.pattern.classes,
+                                               "pairs": decision.pattern.pairs},
+                                Trust.SOLVER, solver=decision.pattern.solver))
     witness = None
     if v is Verdict.HIDDEN:
         mech = decision.mechanism
         witness = Witness(mech, decision.witness.to_network(name="witness"), dict(decision.details))
-        claims.append(Claim("witness", "witness",
+        claims.append(Claim("witness", ClaimKind.WITNESS,
                             "θ′ computes the same function as θ and is not in the H_n-orbit of θ",
                             REF_MECH.get(mech, "docs/mathematics.md §4"), {"mechanism": mech}))
-    if paper_condition and theta.n > 0 and all(any(theta.A[i]) for i in range(theta.n)):
-        claims.append(paper_condition_claim(theta))
+    if decision.paper_condition is not None:
+        claims.append(paper_condition_claim(decision.paper_condition, theta.n))
     producer = producer_info(seed=seed, timeout_s=str(timeout) if timeout is not None else None,
-                             stratum=st,
-                             fibre_orbits=decision.fibre_orbits)
+                             stratum=st, fibre_orbits=decision.fibre_orbits)
     return Certificate(verdict=v, network_sha256=net.sha256(), architecture=net.architecture,
-                       claims=tuple(claims), network=net if embed else None, witness=witness,
+                       claims=tuple(claims), network=net if _embed(net, embed) else None, witness=witness,
                        reason=decision.reason, producer=producer)
+
+
+# ---------------------------------------------------------------------------
+# deep networks
+# ---------------------------------------------------------------------------
+
+def _points(pts) -> list:
+    return [[format_rational(v) for v in x] for x in pts]
+
+
+def _premise_claim(m, cid: str) -> Claim:
+    if m.kind == "never-coactive":
+        ev = {"layer": m.layer, "upstream": m.neurons[0], "downstream": m.neurons[1], "method": m.method}
+    elif m.kind in ("layer-flip", "proportional-neurons"):
+        ev = {"layer": m.layer, "neurons": list(m.neurons), "method": m.method}
+    else:
+        ev = {"layer": m.layer, "neuron": m.neurons[0], "method": m.method}
+    return Claim(id=cid, kind=DEEP_PREMISE_KINDS[m.kind], statement=m.statement, reference=m.reference, evidence=ev,
+                 trust=m.trust, role="verdict", solver=dict(m.solver) if m.solver else None)
+
+
+def _deep_information_claims(report, fd) -> list[Claim]:
+    claims = []
+    a = report.activity
+    if a.active or a.inactive or a.coactive:
+        claims.append(Claim(
+            id="activity", kind=ClaimKind.DEEP_ACTIVITY,
+            statement=(f"{len(a.active)} neurons are active somewhere, {len(a.inactive)} are negative somewhere and "
+                       f"{len(a.coactive)} adjacent pairs are co-active somewhere (explicit exact inputs), so they "
+                       "carry no dead / always-active / never-co-active symmetry"),
+            reference="Grigsby, Lindsey, Rolnick 2023, Section 5, mechanisms (i), (ii)",
+            evidence={"points": _points(a.points), "active": [list(t) for t in a.active],
+                      "inactive": [list(t) for t in a.inactive], "coactive": [list(t) for t in a.coactive]},
+            role="information"))
+    if report.no_flip_layers:
+        claims.append(Claim(
+            id="no-layer-flip", kind=ClaimKind.DEEP_NO_LAYER_FLIP,
+            statement=(f"hidden layers {list(report.no_flip_layers)} have no layer flip set: the vectors "
+                       "vec(W^{l+1}[:, i] W^l[i, :]) are linearly independent"),
+            reference="Grigsby, Lindsey, Rolnick 2023, Section 5, mechanism (iv); flip sets (Ramakrishnan 2026)",
+            evidence={"layers": list(report.no_flip_layers), "prime": FLIP_CHECK_PRIME}, role="information"))
+    if fd is not None:
+        st = (f"dim_fun(θ) = {fd.rank} = U (certified)" if fd.certified else
+              f"dim_fun(θ) >= {fd.rank} (certified); upper bound U = {fd.upper_bound}, gap {fd.gap}")
+        claims.append(Claim(
+            id="fundim", kind=ClaimKind.FUNCTIONAL_DIMENSION, statement=st,
+            reference="Grigsby, Lindsey, Meyerhoff, Wu 2022 (functional dimension); Grigsby, Lindsey, Rolnick 2023, "
+                      "Definition F.2, Lemma F.6",
+            evidence={"prime": fd.prime, "rank": fd.rank, "upper_bound": fd.upper_bound, "n_params": fd.n_params,
+                      "points": _points(fd.points)},
+            role="information"))
+    return claims
+
+
+def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Certificate:
+    """Build the certificate for a :class:`~reluid.analysis.deep.decide.DeepDecision`.
+
+    ``embed=None`` embeds the network when it has at most ``EMBED_MAX_PARAMS``
+    parameters, as for shallow networks.
+    """
+    net, report = decision.network, decision.report
+    producer = {"reluid": __version__, "analysis": "reluid.analysis.deep", "seed": decision.seed,
+                "timeout_s": str(decision.timeout), "solver_mode": decision.solver_mode,
+                "solver_queries": report.solver_queries}
+    if report.solver:
+        producer["solver"] = dict(report.solver)
+    info = _deep_information_claims(report, decision.fundim)
+    embedded = net if _embed(net, embed) else None
+    if decision.verdict is not Verdict.HIDDEN:
+        return Certificate(verdict=decision.verdict, network_sha256=net.sha256(), architecture=net.architecture,
+                           claims=tuple(info), network=embedded, reason=decision.reason, producer=producer)
+    m, theta2, inputs = decision.mechanism, decision.witness, decision.inputs
+    premise = _premise_claim(m, "premise")
+    wclaim = Claim(
+        id="witness", kind=ClaimKind.DEEP_WITNESS,
+        statement=(f"θ′ is obtained from θ by the {m.kind} construction at hidden layer {m.layer} "
+                   f"(neurons {[i + 1 for i in m.neurons]}, counted from 1); it computes the same function (given "
+                   f"the premise), lies outside the orbit of θ, and agrees with θ at {len(inputs)} listed inputs"),
+        reference=m.reference,
+        evidence={"mechanism": m.kind, "layer": m.layer, "neurons": list(m.neurons), "premise": "premise",
+                  "network": theta2.to_dict(), "inputs": _points(inputs)})
+    # shown 1-based, like the layers; the "neurons" fields stay 0-based indices
+    where = (f"hidden layer {m.layer - 1} neuron {m.neurons[0] + 1} -> hidden layer {m.layer} neuron "
+             f"{m.neurons[1] + 1}" if m.kind == "never-coactive"
+             else f"hidden layer {m.layer}, neurons {[i + 1 for i in m.neurons]}")
+    witness = Witness(mechanism=m.kind, network=theta2,
+                      details={"location": where, "layer": m.layer, "neurons": list(m.neurons),
+                               "delta": decision.delta, "method": m.method, "trust": m.trust.value})
+    return Certificate(verdict=Verdict.HIDDEN, network_sha256=net.sha256(), architecture=net.architecture,
+                       claims=(premise, wclaim, *info), network=embedded, witness=witness, producer=producer)

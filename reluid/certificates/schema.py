@@ -30,56 +30,50 @@ from typing import Any, Mapping
 
 from reluid.errors import CertificateError, InvalidNetwork, ReluidError
 from reluid.model.network import Layer, Network
-from reluid.model.rational import format_rational, parse_rational
+from reluid.model.jsondata import freeze, thaw
+from reluid.model.rational import parse_rational
+from reluid.verdicts import Trust, Verdict
 
-__all__ = ["FORMAT", "Verdict", "Trust", "Claim", "Witness", "Certificate", "to_json", "from_json",
+__all__ = ["FORMAT", "Verdict", "Trust", "ClaimKind", "Claim", "Witness", "Certificate", "to_json", "from_json",
            "read_certificate", "write_certificate", "freeze", "thaw", "network_from_dict", "q", "qs"]
 
 FORMAT = "reluid.certificate/1"
 MAX_CERTIFICATE_BYTES = 1 << 30
 
 
-class Verdict(str, enum.Enum):
-    """The three honest answers (plus exit codes 0 / 1 / 3)."""
+class ClaimKind(enum.StrEnum):
+    """Every claim kind reluid writes (docs/certificates.md lists their evidence).
 
-    NO_HIDDEN = "no-hidden-symmetries"
-    HIDDEN = "hidden-symmetry"
-    UNKNOWN = "unknown"
+    A certificate read from disk may carry a kind outside this list; it is
+    kept as a plain string and the checker treats it as a claim it does not
+    need.
+    """
 
-    @property
-    def exit_code(self) -> int:
-        return {"no-hidden-symmetries": 0, "hidden-symmetry": 1, "unknown": 3}[self.value]
-
-
-class Trust(str, enum.Enum):
-    """How a claim is justified."""
-
-    CHECKED = "checked"      # re-verified by exact arithmetic in the checker
-    SOLVER = "solver"        # rests on a solver's answer (e.g. z3 unsat), not re-checkable
-
-
-def freeze(obj):
-    """Deep-freeze JSON-shaped data: dicts become read-only mappings, lists tuples."""
-    if isinstance(obj, Mapping):
-        return MappingProxyType({k: freeze(v) for k, v in obj.items()})
-    if isinstance(obj, (list, tuple)):
-        return tuple(freeze(v) for v in obj)
-    if isinstance(obj, Fraction):
-        return format_rational(obj)
-    if isinstance(obj, float):
-        raise CertificateError(f"float {obj!r} in certificate data; use an integer or 'p/q' string")
-    if isinstance(obj, enum.Enum):
-        return obj.value
-    return obj
+    EMPTY = "empty"
+    GENERIC_STRATUM = "generic-stratum"
+    NO_FLIP_SET = "no-flip-set"
+    FLIP_SET = "flip-set"
+    ESSENTIAL_STRATUM = "essential-stratum"
+    PATTERN_SEARCH = "pattern-search"
+    WITNESS = "witness"
+    PAPER_CONDITION = "paper-condition"
+    DEEP_DEAD_NEURON = "deep-dead-neuron"
+    DEEP_ALWAYS_ACTIVE = "deep-always-active"
+    DEEP_NEVER_COACTIVE = "deep-never-coactive"
+    DEEP_LAYER_FLIP = "deep-layer-flip"
+    DEEP_ZERO_OUTGOING = "deep-zero-outgoing"
+    DEEP_PROPORTIONAL = "deep-proportional"
+    DEEP_WITNESS = "deep-witness"
+    DEEP_ACTIVITY = "deep-activity-witnesses"
+    DEEP_NO_LAYER_FLIP = "deep-no-layer-flip"
+    FUNCTIONAL_DIMENSION = "functional-dimension"
 
 
-def thaw(obj):
-    """Inverse of :func:`freeze`, for JSON encoding."""
-    if isinstance(obj, Mapping):
-        return {k: thaw(v) for k, v in obj.items()}
-    if isinstance(obj, tuple):
-        return [thaw(v) for v in obj]
-    return obj
+def _kind(kind):
+    try:
+        return ClaimKind(kind)
+    except ValueError:
+        return str(kind)
 
 
 def q(x) -> Fraction:
@@ -115,7 +109,7 @@ class Claim:
     """
 
     id: str
-    kind: str
+    kind: ClaimKind | str
     statement: str
     reference: str
     evidence: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -124,6 +118,7 @@ class Claim:
     solver: Mapping[str, Any] | None = None
 
     def __post_init__(self):
+        object.__setattr__(self, "kind", _kind(self.kind))
         object.__setattr__(self, "evidence", freeze(self.evidence))
         object.__setattr__(self, "trust", Trust(self.trust))
         if self.solver is not None:
@@ -134,7 +129,7 @@ class Claim:
             raise CertificateError(f"claim {self.id} rests on a solver but names none")
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "kind": self.kind, "statement": self.statement,
+        return {"id": self.id, "kind": str(self.kind), "statement": self.statement,
                 "reference": self.reference, "trust": self.trust.value, "role": self.role,
                 "evidence": thaw(self.evidence), "solver": thaw(self.solver)}
 

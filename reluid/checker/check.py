@@ -10,21 +10,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reluid.certificates.schema import Certificate, Trust, Verdict, network_from_dict, thaw
+from reluid.certificates.schema import Certificate, ClaimKind, network_from_dict, thaw
 from reluid.checker import deep as _deep  # noqa: F401  (registers verifiers)
 from reluid.checker import flipsets as _flipsets  # noqa: F401
 from reluid.checker import shallow as _shallow
 from reluid.checker.registry import VERIFIERS, Context
 from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Network
+from reluid.verdicts import Trust, Verdict
 
 __all__ = ["ClaimCheck", "CheckReport", "check_certificate", "SHALLOW_SUPPORT"]
 
 # sets of verdict-claim kinds that together establish "no hidden symmetries" for a shallow network
 SHALLOW_SUPPORT = (
-    frozenset({"empty"}),
-    frozenset({"generic-stratum", "no-flip-set"}),
-    frozenset({"essential-stratum", "pattern-search"}),
+    frozenset({ClaimKind.EMPTY}),
+    frozenset({ClaimKind.GENERIC_STRATUM, ClaimKind.NO_FLIP_SET}),
+    frozenset({ClaimKind.ESSENTIAL_STRATUM, ClaimKind.PATTERN_SEARCH}),
 )
 
 
@@ -48,26 +49,17 @@ class CheckReport:
     def exit_code(self) -> int:
         return 0 if self.valid else 1
 
-    def render(self) -> str:
-        lines = [f"{'VALID' if self.valid else 'REJECTED'}: verdict {self.verdict.value}"
-                 + (" (rests on the solver)" if self.valid and self.rests_on_solver else "")]
-        for c in self.claims:
-            lines.append(f"  [{c.status}] {c.id} ({c.kind}): {c.message}")
-        if self.reason:
-            lines.append(f"  reason: {self.reason}")
-        return "\n".join(lines)
 
-
-DEEP_PREMISES = frozenset({"deep-dead-neuron", "deep-always-active", "deep-never-coactive", "deep-layer-flip",
-                           "deep-zero-outgoing", "deep-proportional"})
+DEEP_PREMISES = frozenset({ClaimKind.DEEP_DEAD_NEURON, ClaimKind.DEEP_ALWAYS_ACTIVE, ClaimKind.DEEP_NEVER_COACTIVE,
+                           ClaimKind.DEEP_LAYER_FLIP, ClaimKind.DEEP_ZERO_OUTGOING, ClaimKind.DEEP_PROPORTIONAL})
 
 
 def _deep_hidden_support(cert: Certificate, verified_kinds) -> str:
     """Why a deep hidden-symmetry verdict is not supported ('' when it is)."""
-    if "deep-witness" not in verified_kinds or not DEEP_PREMISES & verified_kinds:
+    if ClaimKind.DEEP_WITNESS not in verified_kinds or not DEEP_PREMISES & verified_kinds:
         return "deep hidden-symmetry verdict without a verified mechanism premise and witness claim"
     for c in cert.claims:
-        if c.kind == "deep-witness" and c.role == "verdict":
+        if c.kind == ClaimKind.DEEP_WITNESS and c.role == "verdict":
             try:
                 claimed = network_from_dict(thaw(c.evidence.get("network")), "deep-witness network")
             except ReluidError as e:
@@ -129,7 +121,7 @@ def check_certificate(cert: Certificate, network: Network | None = None) -> Chec
         if cert.witness is None:
             return _reject(cert, checks, "hidden-symmetry verdict without a witness")
         if net.is_shallow:
-            if "witness" not in verified_kinds:
+            if ClaimKind.WITNESS not in verified_kinds:
                 return _reject(cert, checks, "hidden-symmetry verdict without a witness claim")
             try:
                 msg = _shallow.verify_shallow_witness(net.shallow(), cert.witness.network.shallow())

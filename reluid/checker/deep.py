@@ -38,6 +38,7 @@ from itertools import permutations, product
 import flint
 
 from reluid.certificates.schema import CertificateError, network_from_dict, qs
+from reluid.certificates.schema import ClaimKind
 from reluid.checker.registry import Context, fail, verifies
 from reluid.model.network import Network
 
@@ -146,19 +147,19 @@ def _sign_premise(evidence, ctx: Context, dead: bool) -> str:
     return f"neuron {i} of hidden layer {l} has a {'non-positive' if dead else 'non-negative'} row on the positive orthant: {what} (checked)"
 
 
-@verifies("deep-dead-neuron")
+@verifies(ClaimKind.DEEP_DEAD_NEURON)
 def verify_dead(evidence, ctx: Context) -> str:
     """Mechanism (i): the neuron's pre-activation is <= 0 on all of R^{n0}."""
     return _sign_premise(evidence, ctx, dead=True)
 
 
-@verifies("deep-always-active")
+@verifies(ClaimKind.DEEP_ALWAYS_ACTIVE)
 def verify_always_active(evidence, ctx: Context) -> str:
     """The neuron's pre-activation is >= 0 on all of R^{n0}."""
     return _sign_premise(evidence, ctx, dead=False)
 
 
-@verifies("deep-never-coactive")
+@verifies(ClaimKind.DEEP_NEVER_COACTIVE)
 def verify_never_coactive(evidence, ctx: Context) -> str:
     """Mechanism (ii): checked for form only; the premise is a z3 ``unsat``."""
     net = ctx.network
@@ -179,7 +180,7 @@ def _flip_product_zero(net: Network, l: int, F) -> bool:
                for o in range(len(Wn)) for k in range(net.layers[l - 1].n_in))
 
 
-@verifies("deep-layer-flip")
+@verifies(ClaimKind.DEEP_LAYER_FLIP)
 def verify_layer_flip(evidence, ctx: Context) -> str:
     """Σ_{i in F} W^{l+1}[:, i] W^l[i, :] = 0, recomputed exactly."""
     net = ctx.network
@@ -373,7 +374,7 @@ def _proportional(ctx, net: Network, l: int, i: int, j: int) -> Fraction:
     return lam
 
 
-@verifies("deep-zero-outgoing")
+@verifies(ClaimKind.DEEP_ZERO_OUTGOING)
 def verify_zero_outgoing(evidence, ctx: Context) -> str:
     """Lemma 10 in one hidden layer: W^{l+1}[:, i] = 0 (checked exactly)."""
     l, i = _int(ctx, evidence, "layer"), _int(ctx, evidence, "neuron")
@@ -381,7 +382,7 @@ def verify_zero_outgoing(evidence, ctx: Context) -> str:
     return f"neuron {i} of hidden layer {l} has zero outgoing weights (checked)"
 
 
-@verifies("deep-proportional")
+@verifies(ClaimKind.DEEP_PROPORTIONAL)
 def verify_proportional(evidence, ctx: Context) -> str:
     """Lemma 11(1) in one hidden layer: positively proportional incoming rows (checked exactly)."""
     l = _int(ctx, evidence, "layer")
@@ -392,7 +393,7 @@ def verify_proportional(evidence, ctx: Context) -> str:
     return f"rows of neurons {neurons[1]} = {lam} × row of neuron {neurons[0]} in hidden layer {l} (checked)"
 
 
-@verifies("deep-witness")
+@verifies(ClaimKind.DEEP_WITNESS)
 def verify_witness(evidence, ctx: Context) -> str:
     """θ′: the exact construction, outside the orbit, equal outputs at the listed inputs."""
     net = ctx.network
@@ -436,7 +437,7 @@ def _thaw(obj):
 
 # ---- information claims ------------------------------------------------------------
 
-@verifies("deep-activity-witnesses")
+@verifies(ClaimKind.DEEP_ACTIVITY)
 def verify_activity(evidence, ctx: Context) -> str:
     """Exact pre-activations at the listed points have the listed signs."""
     net = ctx.network
@@ -473,7 +474,7 @@ def verify_activity(evidence, ctx: Context) -> str:
             f"{len(evidence['coactive'])} co-activity witnesses at {len(pts)} points (checked)")
 
 
-@verifies("deep-no-layer-flip")
+@verifies(ClaimKind.DEEP_NO_LAYER_FLIP)
 def verify_no_layer_flip(evidence, ctx: Context) -> str:
     """The vectors vec(W^{l+1}[:, i] W^l[i, :]) have full rank mod p, hence over Q: no flip set."""
     net = ctx.network
@@ -526,7 +527,7 @@ def _upper_bound(arch) -> int:
     return U
 
 
-@verifies("functional-dimension")
+@verifies(ClaimKind.FUNCTIONAL_DIMENSION)
 def verify_functional_dimension(evidence, ctx: Context) -> str:
     """rank_p of the exact Jacobian at the listed parametrically smooth points is >= the claimed rank."""
     net = ctx.network

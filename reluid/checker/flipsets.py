@@ -45,6 +45,7 @@ from fractions import Fraction
 from flint import fmpz_mat, nmod_mat
 
 from reluid.certificates.schema import q
+from reluid.certificates.schema import ClaimKind
 from reluid.checker.registry import Context, fail, verifies
 from reluid.errors import CertificateError, ReluidError
 
@@ -175,7 +176,7 @@ def _reject_flip(ctx, theta, F):
 
 # ---- verifiers -------------------------------------------------------------------
 
-@verifies("flip-set")
+@verifies(ClaimKind.FLIP_SET)
 def verify_flip_set(evidence, ctx: Context) -> str:
     """Σ_{i∈F} m_i a_iᵀ = 0 exactly, F nonempty."""
     theta = _theta(ctx)
@@ -189,7 +190,7 @@ def verify_flip_set(evidence, ctx: Context) -> str:
     return f"F = {sorted(F)} is a flip set: Σ_(i∈F) m_i a_iᵀ = 0 exactly"
 
 
-@verifies("no-flip-set")
+@verifies(ClaimKind.NO_FLIP_SET)
 def verify_no_flip_set(evidence, ctx: Context) -> str:
     """Dispatch on ``evidence["method"]``; see the module docstring."""
     theta = _theta(ctx)

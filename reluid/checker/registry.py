@@ -39,9 +39,9 @@ def verifies(kind: str):
     """Register ``fn`` as the verifier of claims of ``kind``."""
 
     def deco(fn):
-        if kind in VERIFIERS:
+        if str(kind) in VERIFIERS:
             raise RuntimeError(f"two verifiers for claim kind {kind!r}")
-        VERIFIERS[kind] = fn
+        VERIFIERS[str(kind)] = fn
         return fn
 
     return deco

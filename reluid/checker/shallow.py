@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from reluid.certificates.schema import ClaimKind
 from reluid.checker.registry import Context, fail, verifies
 from reluid.model.network import Shallow
 
@@ -69,7 +70,7 @@ def verify_shallow_witness(theta: Shallow, witness: Shallow) -> str:
     return "θ′ has the same kinks, linear part and constant as θ, and a different orbit form"
 
 
-@verifies("empty")
+@verifies(ClaimKind.EMPTY)
 def _empty(ev, ctx: Context) -> str:
     if ctx.theta.n != 0:
         fail(ctx, "claims n = 0 but the network has hidden neurons")
@@ -105,7 +106,7 @@ def _line(row):
     return tuple(v // g for v in ints), Fraction(g, den)
 
 
-@verifies("generic-stratum")
+@verifies(ClaimKind.GENERIC_STRATUM)
 def _generic(ev, ctx: Context) -> str:
     t, classes = _rows_check(ctx)
     for members in classes.values():
@@ -114,7 +115,7 @@ def _generic(ev, ctx: Context) -> str:
     return f"all {t.n} neurons have m_i ≠ 0, a_i ≠ 0, pairwise independent rows"
 
 
-@verifies("essential-stratum")
+@verifies(ClaimKind.ESSENTIAL_STRATUM)
 def _essential(ev, ctx: Context) -> str:
     """No dead/constant neurons, ≤ 2 per class, pairs opposite with K_r ≠ 0, pair directions independent."""
     t, classes = _rows_check(ctx)
@@ -137,13 +138,13 @@ def _essential(ev, ctx: Context) -> str:
     return f"{len(pair_dirs)} opposite pair(s) with nonzero kinks and independent directions; no other degeneracy"
 
 
-@verifies("pattern-search")
+@verifies(ClaimKind.PATTERN_SEARCH)
 def _pattern(ev, ctx: Context) -> str:
     _essential(ev, ctx)
     return "no other realisation pattern (rests on the solver; preconditions re-checked)"
 
 
-@verifies("witness")
+@verifies(ClaimKind.WITNESS)
 def _witness(ev, ctx: Context) -> str:
     return "re-verified with the witness network"  # the witness itself is checked in check.py
 
@@ -163,7 +164,7 @@ def _rank(rows) -> int:
     return rank
 
 
-@verifies("paper-condition")
+@verifies(ClaimKind.PAPER_CONDITION)
 def _paper_condition(ev, ctx: Context) -> str:
     """Ramakrishnan 2026, Proposition 24: Σ β(i) v_i a_i ≠ 0 for β ∈ {0,±1}ⁿ∖0 (per output)."""
     t = ctx.theta

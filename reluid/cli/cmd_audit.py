@@ -51,12 +51,10 @@ def _stems(paths) -> dict:
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.api import certify
-    from reluid.certificates.schema import to_json
-    from reluid.cli.cmd_certify import summary_line
-    from reluid.io import load
-    from reluid.report import AuditEntry, generate_junit, generate_summary_markdown
-    from reluid.report.render import generate_html, generate_markdown
+    from reluid.api import certify, load
+    from reluid.report import (AuditEntry, generate_html, generate_junit, generate_markdown, generate_report,
+                               generate_summary_markdown)
+    from reluid.report.certificate import summary_line
 
     entries = []
     paths = collect(args.paths)
@@ -75,7 +73,7 @@ def run(args, stdout, stderr) -> int:
         entries.append(entry)
         print(f"{path}: {entry.message}", file=stdout)
         if args.certificates:
-            write_text(os.path.join(args.certificates, stems[path] + ".cert.json"), to_json(cert))
+            write_text(os.path.join(args.certificates, stems[path] + ".cert.json"), generate_report(cert, "json"))
         if args.reports:
             write_text(os.path.join(args.reports, stems[path] + ".md"), generate_markdown(cert, net, path))
         if args.html:

@@ -26,33 +26,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args, stdout, stderr) -> int:
     from reluid.api import certify
-    from reluid.certificates.schema import to_json
-    from reluid.report import AuditEntry, generate_junit
-    from reluid.report.render import RENDERERS
+    from reluid.report import AuditEntry, generate_junit, generate_report
+    from reluid.report.certificate import summary_line
 
     net = load_network(args.network)
     cert = certify(net, timeout=args.timeout, seed=args.seed, embed=args.embed, progress=args.progress)
     if args.output:
-        write_text(args.output, to_json(cert))
+        write_text(args.output, generate_report(cert, "json"))
     if args.format == "junit":
         entry = AuditEntry(args.network, cert.verdict.value, summary_line(cert), architecture=net.architecture,
                            rests_on_solver=cert.rests_on_solver)
         stdout.write(generate_junit([entry]))
     else:
-        stdout.write(RENDERERS[args.format](cert, net, None))
+        stdout.write(generate_report(cert, args.format, net, None))
     return cert.verdict.exit_code
-
-
-def summary_line(cert) -> str:
-    """One line: verdict, mechanism or evidence, solver label."""
-    s = cert.verdict.value
-    if cert.witness is not None:
-        s += f" (mechanism: {cert.witness.mechanism})"
-    methods = [c.evidence.get("method") for c in cert.claims if c.kind == "no-flip-set"]
-    if methods:
-        s += f" (no flip set: {methods[0]} certificate)"
-    if cert.rests_on_solver:
-        s += " [rests on z3]"
-    if cert.reason:
-        s += f": {cert.reason}"
-    return s

@@ -13,14 +13,14 @@ def add_arguments(p) -> None:
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.certificates.schema import read_certificate
-    from reluid.checker.check import check_certificate
+    from reluid.api import check, read_certificate
+    from reluid.report.check import generate_check_text
 
     cert = read_certificate(args.certificate)
     net = None
     if args.network:
-        from reluid.io import load
+        from reluid.api import load
         net = load(args.network)
-    report = check_certificate(cert, net)
-    print(report.render(), file=stdout)
+    report = check(cert, net)
+    print(generate_check_text(report), file=stdout)
     return report.exit_code

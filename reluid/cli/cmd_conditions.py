@@ -28,7 +28,9 @@ def add_arguments(p) -> None:
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.analysis.shallow import zariski
+    from reluid.api import conditions, evaluate_conditions
+    from reluid.report.conditions import generate_conditions, generate_evaluation
+    from reluid.verdicts import Outcome
 
     net = None
     if args.at:
@@ -42,25 +44,10 @@ def run(args, stdout, stderr) -> int:
             raise InvalidArgument(f"--arch {arch} does not match the network {(theta.m, theta.n, theta.k)}")
     elif net is None:
         raise InvalidArgument("give --arch m,n,k or --at NET")
-    cs = zariski.conditions(*arch, literal_definition_9=args.literal_definition_9)
-    stdout.write(zariski.render(cs, fmt="latex" if args.latex else "text", limit=args.limit))
+    cs = conditions(*arch, literal_definition_9=args.literal_definition_9)
+    stdout.write(generate_conditions(cs, fmt="latex" if args.latex else "text", limit=args.limit))
     if net is None:
         return 0
-    ev = zariski.evaluate(theta, literal_definition_9=args.literal_definition_9)
-    print("", file=stdout)
-    print(f"At {args.at}:", file=stdout)
-    for f in ev.families:
-        state = {True: "holds", False: "FAILS", None: "not fully checked"}[f.holds]
-        line = f"  {f.family}: {state} ({f.checked}/{f.total} checked) [{f.reference}]"
-        if f.violations:
-            v = f.violations[0]
-            line += f"; vanishing at {v.index}" + (f" (output {v.output + 1})" if v.output is not None else "")
-        elif f.witnesses_sample:
-            w = f.witnesses_sample[0]
-            line += f"; e.g. {w.where} = {w.value}"
-        if f.note:
-            line += f"; {f.note}"
-        print(line, file=stdout)
-    print(f"Paper's sufficient condition: {'holds' if ev.holds else 'fails' if ev.holds is False else 'undecided'}",
-          file=stdout)
-    return 0 if ev.holds else 1 if ev.holds is False else 3
+    ev = evaluate_conditions(theta, literal_definition_9=args.literal_definition_9)
+    stdout.write(generate_evaluation(ev, args.at))
+    return {Outcome.NONE: 0, Outcome.FOUND: 1, Outcome.UNKNOWN: 3}[ev.outcome]

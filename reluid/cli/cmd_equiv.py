@@ -15,23 +15,9 @@ def add_arguments(p) -> None:
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.analysis.shallow.function import equivalent
-    from reluid.report.render import fmt_q
+    from reluid.api import equivalent
+    from reluid.report.shallow import generate_equivalence
 
-    n1, n2 = load_network(args.net1), load_network(args.net2)
-    eq = equivalent(n1, n2)
-    vec = lambda v: "(" + ", ".join(fmt_q(x) for x in v) + ")"
-    if eq.equal:
-        print("equal functions", file=stdout)
-        if eq.same_orbit:
-            g = eq.orbit
-            print(f"same H_n-orbit: g·θ1 = θ2 with permutation {list(g.perm)} and scalings "
-                  f"{vec(g.scale)}", file=stdout)
-        else:
-            print("different H_n-orbits: a hidden symmetry relates them", file=stdout)
-        return 0
-    print("different functions", file=stdout)
-    print(f"x = {vec(eq.input)}", file=stdout)
-    print(f"{args.net1}(x) = {vec(eq.outputs[0])}", file=stdout)
-    print(f"{args.net2}(x) = {vec(eq.outputs[1])}", file=stdout)
-    return 1
+    eq = equivalent(load_network(args.net1), load_network(args.net2))
+    stdout.write(generate_equivalence(eq, args.net1, args.net2))
+    return 0 if eq.equal else 1

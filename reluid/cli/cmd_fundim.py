@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from reluid.cli.common import positive_int
-import json
-
-from reluid.cli.common import load_network, write_text
+from reluid.cli.common import load_network, positive_int, write_text
 
 NAME = "fundim"
 HELP = "certified functional dimension (exact Jacobian rank modulo a prime)"
@@ -31,23 +28,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="FILE", help="write the result (with the witness points) as JSON")
 
 
-def result_dict(r) -> dict:
-    """The result as JSON-ready data; rationals as "p/q" strings."""
-    from reluid.model.rational import format_rational
-    return {"format": "reluid.fundim/1", "architecture": list(r.architecture), "n_params": r.n_params,
-            "upper_bound": r.upper_bound, "upper_bound_reason": r.upper_bound_reason, "rank": r.rank,
-            "certified_equal_upper_bound": r.certified, "prime": r.prime, "seed": r.seed, "method": r.method,
-            "n_sampled": r.n_sampled, "n_smooth": r.n_smooth, "n_regions": r.n_regions, "n_rows": r.n_rows,
-            "stopped_early": r.stopped_early,
-            "points": [[format_rational(v) for v in x] for x in r.points]}
-
-
 def run(args, stdout, stderr) -> int:
-    from reluid.analysis.deep.fundim import functional_dimension
+    from reluid.api import functional_dimension
+    from reluid.report.fundim import generate_fundim_json, generate_fundim_text
 
     net = load_network(args.network)
     r = functional_dimension(net, points=args.points, seed=args.seed, method="exact" if args.exact else "auto")
-    print(f"{args.network}: {r.describe()}", file=stdout)
+    stdout.write(generate_fundim_text(r, args.network))
     if args.json:
-        write_text(args.json, json.dumps(result_dict(r), indent=1) + "\n")
+        write_text(args.json, generate_fundim_json(r))
     return 0 if r.certified else 3

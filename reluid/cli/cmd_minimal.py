@@ -13,8 +13,7 @@ def add_arguments(p) -> None:
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.analysis.shallow.minimal import minimal_form
-    from reluid.io import generate_json
+    from reluid.api import generate_json, minimal_form
 
     net = load_network(args.network)
     mf = minimal_form(net)

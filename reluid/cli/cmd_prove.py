@@ -41,35 +41,29 @@ def add_arguments(p) -> None:
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid import prove
+    from reluid.api import prove
+    from reluid.proofs import _runner
+    from reluid.report.proofs import generate_proofs_line, generate_proofs_listing, generate_proofs_summary
+    from reluid.report.proofs import write_proofs_reports
 
     if args.list:
-        for st in prove.discover():
-            print(f"{st.name:40s} {st.paper}, {st.title} (expected: {st.expected})", file=stdout)
+        stdout.write(generate_proofs_listing(_runner.discover()))
         return 0
-    width = max((len(s.name) for s in prove.discover()), default=10)
+    width = max((len(s.name) for s in _runner.discover()), default=10)
 
     def progress(r):
-        flag = "ok" if r.matches else ("UNKNOWN" if r.outcome.status == prove.UNKNOWN else "SURPRISE")
-        print(f"{r.statement.name:{width}s}  {r.outcome.status:14s} (expected {r.statement.expected:14s}) "
-              f"{flag:8s} {r.seconds:7.2f} s", file=stdout, flush=True)
+        print(generate_proofs_line(r, width), file=stdout, flush=True)
 
-    result = prove.run(args.names, max_n=args.max_n, timeout=args.timeout, progress=progress)
-    total = sum(r.seconds for r in result.runs)
-    code = prove.exit_code(result)
-    n_ok = sum(1 for r in result.runs if r.matches)
-    print(f"{n_ok}/{len(result.runs)} statements as expected in {total:.1f} s", file=stdout)
-    for r in result.runs:
-        if r.outcome.status == prove.UNKNOWN:
-            print(f"  {r.statement.name}: unknown: {r.outcome.reason}", file=stdout)
-        elif not r.matches:
-            print(f"  {r.statement.name}: SURPRISE: {r.outcome.proved} {r.outcome.counterexample}", file=stdout)
+    result = prove(args.names, max_n=args.max_n, timeout=args.timeout, progress=progress)
+    stdout.write(generate_proofs_summary(result))
     out_dir = args.output_dir
     if out_dir is None and result.default:
-        out_dir = prove.default_output_dir()
+        out_dir = _runner.default_output_dir()
     if out_dir is not None:
-        md, js = prove.write_reports(result, out_dir)
+        md, js = write_proofs_reports(result, out_dir)
         print(f"wrote {md} and {js}", file=stdout)
+    elif result.default:
+        print("reports not written (not a source checkout; use --output-dir DIR)", file=stdout)
     else:
         print("reports not written (partial or non-default run; use --output-dir DIR)", file=stdout)
-    return code
+    return _runner.exit_code(result)

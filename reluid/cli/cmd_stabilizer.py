@@ -13,16 +13,8 @@ def add_arguments(p) -> None:
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.analysis.shallow.stabilizer import stabilizer
-    from reluid.report.render import fmt_q
+    from reluid.api import stabilizer
+    from reluid.report.shallow import generate_stabilizer
 
-    st = stabilizer(load_network(args.network))
-    print(f"Stab_H{st.n}(θ) ≅ {st.describe()}   (Ramakrishnan 2026, Theorem 2 / Corollary 7)", file=stdout)
-    print(f"zero neurons (n′ = {st.n_prime}): {[i + 1 for i in st.zero_neurons]}", file=stdout)
-    print(f"order of the finite part: {st.finite_order}", file=stdout)
-    for comp in st.components:
-        print(f"component {[i + 1 for i in comp]}: S_{len(comp)}", file=stdout)
-    for g in st.generators:
-        i, j = [t for t in range(g.n) if g.perm[t] != t]
-        print(f"generator diag({fmt_q(g.scale[i])}, {fmt_q(g.scale[j])})({i + 1} {j + 1})", file=stdout)
+    stdout.write(generate_stabilizer(stabilizer(load_network(args.network))))
     return 0

@@ -39,16 +39,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.analysis.deep.survey import (SurveyConfig, generate_json, generate_markdown, run_survey,
-                                             write_plot)
+    from reluid.api import run_survey
+    from reluid.report.survey import (generate_survey_json, generate_survey_markdown, generate_survey_text,
+                                      write_survey_plot)
     if not args.bias_variance >= 0:
         print("reluid survey: error: --bias-variance must be >= 0", file=stderr)
         return 2
     if args.depth < 3:
         print("reluid survey: error: --depth must be at least 3 (two hidden layers)", file=stderr)
         return 2
-    config = SurveyConfig(depth=args.depth, width=args.width, input_dim=args.input_dim, networks=args.networks,
-                          seed=args.seed, points_factor=args.points_factor, bias_variance=args.bias_variance)
 
     def progress(done, total):
         if args.progress:
@@ -56,14 +55,14 @@ def run(args, stdout, stderr) -> int:
             if hasattr(stderr, "flush"):
                 stderr.flush()
 
-    result = run_survey(config, workers=args.workers, dask_address=args.dask, progress=progress)
-    print(result.summary(), file=stdout)
-    print("distribution (dim_fun: networks): " + ", ".join(f"{d}: {c}" for d, c in result.histogram), file=stdout)
-    print(f"{result.n} networks in {result.seconds:.1f} s on {result.workers} worker(s) ({result.backend})", file=stdout)
+    result = run_survey(depth=args.depth, width=args.width, input_dim=args.input_dim, networks=args.networks,
+                        seed=args.seed, points_factor=args.points_factor, bias_variance=args.bias_variance,
+                        workers=args.workers, dask_address=args.dask, progress=progress)
+    stdout.write(generate_survey_text(result))
     if args.plot:
-        write_plot([result], args.plot)
+        write_survey_plot([result], args.plot)
     if args.json:
-        write_text(args.json, generate_json([result]))
+        write_text(args.json, generate_survey_json([result]))
     if args.markdown:
-        write_text(args.markdown, generate_markdown([result]))
+        write_text(args.markdown, generate_survey_markdown([result]))
     return 0

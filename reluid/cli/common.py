@@ -6,7 +6,7 @@ __all__ = ["load_network", "positive_float", "positive_int", "write_text"]
 
 
 def load_network(path):
-    from reluid.io import load
+    from reluid.api import load
 
     return load(path)
 

@@ -26,7 +26,7 @@ COMMANDS = ("certify", "check", "equiv", "minimal", "stabilizer", "conditions", 
 
 
 def _version() -> str:
-    from reluid import __version__
+    from reluid._version import __version__
     return __version__
 
 

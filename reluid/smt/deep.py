@@ -35,6 +35,7 @@ import z3
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network
 from reluid.smt.solver import SolverConfig, check, isolated, make_solver, rational_to_z3, z3_to_rational
+from reluid.verdicts import Outcome
 
 __all__ = ["Condition", "InputSearch", "find_input", "encode_preactivations", "RELATIONS"]
 
@@ -67,23 +68,16 @@ class Condition:
 class InputSearch:
     """Answer to "is there an x with all conditions?".
 
-    ``status`` is ``"sat"`` (``point`` is an exact rational x, re-checked),
-    ``"unsat"`` (rests on z3, see ``solver``) or ``"unknown"`` (``reason``).
+    ``outcome`` is FOUND (``point`` is an exact rational x, re-checked),
+    NONE (rests on z3, see ``solver``) or UNKNOWN (``reason``).
     """
 
-    status: str
+    outcome: Outcome
     conditions: tuple[Condition, ...]
     point: tuple[Fraction, ...] | None = None
     reason: str | None = None
     solver: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
-    @property
-    def sat(self) -> bool:
-        return self.status == "sat"
-
-    @property
-    def unsat(self) -> bool:
-        return self.status == "unsat"
 
 
 def _check_conditions(net: Network, conditions: Sequence[Condition]) -> int:
@@ -147,16 +141,16 @@ def find_input(net: Network, conditions: Sequence[Condition],
     Returns
     -------
     InputSearch
-        ``sat`` with an exactly re-checked rational point, ``unsat`` (resting on
-        z3) or ``unknown`` with z3's reason.
+        FOUND with an exactly re-checked rational point, NONE (resting on
+        z3) or UNKNOWN with z3's reason.
 
     Examples
     --------
     >>> net = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, 1]], [-1]), ([[1]], [0])])
-    >>> find_input(net, [Condition(2, 0, ">0")]).status     # |x| - 1 > 0 somewhere
-    'sat'
-    >>> find_input(net, [Condition(1, 0, ">0"), Condition(1, 1, ">0")]).status
-    'unsat'
+    >>> find_input(net, [Condition(2, 0, ">0")]).outcome.value     # |x| - 1 > 0 somewhere
+    'found'
+    >>> find_input(net, [Condition(1, 0, ">0"), Condition(1, 1, ">0")]).outcome.value
+    'none'
     """
     conditions = tuple(conditions)
     top = _check_conditions(net, conditions)
@@ -166,10 +160,10 @@ def find_input(net: Network, conditions: Sequence[Condition],
         solver.add(_z3_relation(zs[c.layer - 1][c.neuron], c.rel))
     out = check(solver, config)
     desc = MappingProxyType(config.describe())
-    if out.status == "unsat":
-        return InputSearch("unsat", conditions, solver=desc)
-    if out.status == "unknown":
-        return InputSearch("unknown", conditions, reason=out.reason or "unknown", solver=desc)
+    if out.outcome is Outcome.NONE:
+        return InputSearch(Outcome.NONE, conditions, solver=desc)
+    if out.outcome is Outcome.UNKNOWN:
+        return InputSearch(Outcome.UNKNOWN, conditions, reason=out.reason or "unknown", solver=desc)
     model = out.model
     point = []
     for x in xs:
@@ -177,9 +171,9 @@ def find_input(net: Network, conditions: Sequence[Condition],
         try:
             point.append(z3_to_rational(v))
         except ValueError as e:  # irrational model value: never approximate
-            return InputSearch("unknown", conditions, reason=f"model not rational: {e}", solver=desc)
+            return InputSearch(Outcome.UNKNOWN, conditions, reason=f"model not rational: {e}", solver=desc)
     point = tuple(point)
     pre = net.preactivations(point)
     if not all(c.holds(pre[c.layer - 1][c.neuron]) for c in conditions):
-        return InputSearch("unknown", conditions, reason="z3 model failed exact re-evaluation", solver=desc)
-    return InputSearch("sat", conditions, point=point, solver=desc)
+        return InputSearch(Outcome.UNKNOWN, conditions, reason="z3 model failed exact re-evaluation", solver=desc)
+    return InputSearch(Outcome.FOUND, conditions, point=point, solver=desc)

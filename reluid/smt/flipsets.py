@@ -35,6 +35,7 @@ import z3
 
 from reluid.errors import InvalidArgument
 from reluid.smt.solver import SolverConfig, check, isolated, make_solver, rational_to_z3
+from reluid.verdicts import Outcome
 
 __all__ = ["ENCODINGS", "FlipSetQuery", "solve_flip_set"]
 
@@ -48,10 +49,10 @@ class FlipSetQuery:
 
     Attributes
     ----------
-    status : str
-        ``"sat"`` (``flip_set`` is a candidate satisfying the encoded rows),
-        ``"unsat"`` (no nonempty 0/1 solution of the encoded rows, resting on
-        z3) or ``"unknown"`` (``reason`` holds z3's ``reason_unknown()``).
+    outcome : Outcome
+        FOUND (``flip_set`` is a candidate satisfying the encoded rows),
+        NONE (no nonempty 0/1 solution of the encoded rows, resting on z3)
+        or UNKNOWN (``reason`` holds z3's ``reason_unknown()``).
     flip_set : frozenset of int or None
         The candidate, 0-based neuron indices.
     reason : str or None
@@ -61,7 +62,7 @@ class FlipSetQuery:
         :meth:`SolverConfig.describe` of the solver used.
     """
 
-    status: str
+    outcome: Outcome
     flip_set: frozenset | None
     reason: str | None
     encoding: str
@@ -101,8 +102,8 @@ def solve_flip_set(rows: Sequence[Sequence[Fraction]], n: int, *, config: Solver
     --------
     >>> solve_flip_set([[1, 2, -3]], 3).flip_set
     frozenset({0, 1, 2})
-    >>> solve_flip_set([[1, 2, 4]], 3).status
-    'unsat'
+    >>> solve_flip_set([[1, 2, 4]], 3).outcome.value
+    'none'
     >>> solve_flip_set([[2**40, -2**40, 0]], 3).encoding
     'int'
     """
@@ -116,7 +117,7 @@ def solve_flip_set(rows: Sequence[Sequence[Fraction]], n: int, *, config: Solver
             raise InvalidArgument(f"a row has {len(r)} entries, expected {n}")
     describe = config.describe()
     if n == 0:
-        return FlipSetQuery("unsat", None, None, encoding, describe)
+        return FlipSetQuery(Outcome.NONE, None, None, encoding, describe)
     if encoding != "real":
         ints = [_integer_row(r) for r in rows]
         if encoding == "pb" and any(abs(c) > _PB_MAX for row in ints for c in row):
@@ -138,10 +139,10 @@ def solve_flip_set(rows: Sequence[Sequence[Fraction]], n: int, *, config: Solver
             if terms:
                 solver.add(z3.Sum(terms) == 0)
     out = check(solver, config)
-    if out.status == "sat":
+    if out.outcome is Outcome.FOUND:
         model = out.model
         chosen = frozenset(i for i in range(n) if z3.is_true(model.eval(x[i], model_completion=True)))
-        return FlipSetQuery("sat", chosen, None, encoding, describe)
-    if out.status == "unsat":
-        return FlipSetQuery("unsat", None, None, encoding, describe)
-    return FlipSetQuery("unknown", None, out.reason or "unknown", encoding, describe)
+        return FlipSetQuery(Outcome.FOUND, chosen, None, encoding, describe)
+    if out.outcome is Outcome.NONE:
+        return FlipSetQuery(Outcome.NONE, None, None, encoding, describe)
+    return FlipSetQuery(Outcome.UNKNOWN, None, out.reason or "unknown", encoding, describe)

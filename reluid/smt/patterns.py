@@ -9,9 +9,9 @@ W_t H_tᵀ; and d ≥ 0 free (dead) neurons, with s + |pairs| + 2q + d = n.  The
 linear parts must add up to L; constants are absorbed by c′.
 
 This module asks z3 for a pattern that differs from θ's own (an orientation or
-pair choice changes, q ≥ 1, or d ≥ 1).  ``sat`` gives a candidate that the
-caller rebuilds as θ′ and re-verifies exactly; ``unsat`` is reported as resting
-on z3; ``unknown`` stays unknown.
+pair choice changes, q ≥ 1, or d ≥ 1).  FOUND gives a candidate that the
+caller rebuilds as θ′ and re-verifies exactly; NONE is reported as resting on
+z3; UNKNOWN stays unknown.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from fractions import Fraction
 import z3
 
 from reluid.smt.solver import SolverConfig, check, isolated, make_solver, rational_to_z3, z3_to_rational
+from reluid.verdicts import Outcome
 
 __all__ = ["PatternProblem", "PatternModel", "search_other_pattern"]
 
@@ -61,8 +62,9 @@ def search_other_pattern(problem: PatternProblem, config: SolverConfig = SolverC
 
     Returns
     -------
-    (status, PatternModel | None, reason)
-        status is "sat", "unsat" or "unknown".
+    (Outcome, PatternModel | None, reason)
+        FOUND (a candidate pattern, to be rebuilt and re-verified), NONE
+        (resting on z3) or UNKNOWN (with the reason).
     """
     P = problem
     s, k, m = len(P.rows), P.k, P.m
@@ -103,8 +105,8 @@ def search_other_pattern(problem: PatternProblem, config: SolverConfig = SolverC
     for t in range(1, qmax):
         solver.add(z3.Implies(use[t], use[t - 1]))
     out = check(solver, config)
-    if out.status != "sat":
-        return out.status, None, out.reason
+    if out.outcome is not Outcome.FOUND:
+        return out.outcome, None, out.reason
     md = out.model
     try:
         val = lambda e: z3_to_rational(md.eval(e, model_completion=True))
@@ -121,5 +123,5 @@ def search_other_pattern(problem: PatternProblem, config: SolverConfig = SolverC
                     extra.append((tuple(val(x) for x in W[t]), tuple(val(x) for x in H[t])))
         d = int(md.eval(dead, model_completion=True).as_long())
     except ValueError as e:
-        return "unknown", None, f"z3 model not rational: {e}"
-    return "sat", PatternModel(ch, pw, tuple(extra), d), None
+        return Outcome.UNKNOWN, None, f"z3 model not rational: {e}"
+    return Outcome.FOUND, PatternModel(ch, pw, tuple(extra), d), None

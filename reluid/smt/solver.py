@@ -3,10 +3,10 @@
 * :func:`make_solver` is the one place solvers are created: fixed seeds and a
   time limit, a fresh solver per query; query functions are wrapped in
   :func:`isolated` so that each runs in a fresh z3 context.
-* :func:`check` returns a :class:`SolverOutcome` whose status is ``"sat"``,
-  ``"unsat"`` or ``"unknown"`` (with z3's ``reason_unknown()``).  A ``sat`` is a
-  candidate only: callers evaluate the model exactly.  An ``unsat`` is labelled
-  as resting on z3 wherever it is used.
+* :func:`check` returns a :class:`SolverAnswer` whose outcome is FOUND (sat:
+  a model), NONE (unsat) or UNKNOWN (with z3's ``reason_unknown()``).  A model
+  is a candidate only: callers evaluate it exactly.  An unsat is labelled as
+  resting on z3 wherever it is used.
 * Rationals cross the boundary exactly: ``Fraction -> "n/d"`` numerals, and
   model values come back through ``numerator_as_long()`` /
   ``denominator_as_long()`` -- never through ``float``.
@@ -20,7 +20,9 @@ from fractions import Fraction
 
 import z3
 
-__all__ = ["SolverConfig", "SolverOutcome", "isolated", "make_solver", "check", "rational_to_z3", "z3_to_rational",
+from reluid.verdicts import Outcome
+
+__all__ = ["SolverConfig", "SolverAnswer", "isolated", "make_solver", "check", "rational_to_z3", "z3_to_rational",
            "z3_version"]
 
 
@@ -42,8 +44,10 @@ class SolverConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class SolverOutcome:
-    status: str                      # "sat" | "unsat" | "unknown"
+class SolverAnswer:
+    """z3's answer: FOUND (sat, with ``model``), NONE (unsat) or UNKNOWN (``reason``)."""
+
+    outcome: Outcome
     model: object = field(default=None, compare=False, repr=False)
     reason: str | None = None
     config: SolverConfig = SolverConfig()
@@ -79,14 +83,14 @@ def make_solver(config: SolverConfig = SolverConfig()) -> "z3.Solver":
     return s
 
 
-def check(solver: "z3.Solver", config: SolverConfig = SolverConfig()) -> SolverOutcome:
+def check(solver: "z3.Solver", config: SolverConfig = SolverConfig()) -> SolverAnswer:
     """Run ``solver.check()`` and package the answer; ``unknown`` keeps its reason."""
     r = solver.check()
     if r == z3.sat:
-        return SolverOutcome("sat", solver.model(), None, config)
+        return SolverAnswer(Outcome.FOUND, solver.model(), None, config)
     if r == z3.unsat:
-        return SolverOutcome("unsat", None, None, config)
-    return SolverOutcome("unknown", None, solver.reason_unknown(), config)
+        return SolverAnswer(Outcome.NONE, None, None, config)
+    return SolverAnswer(Outcome.UNKNOWN, None, solver.reason_unknown(), config)
 
 
 def rational_to_z3(x: Fraction) -> "z3.ArithRef":

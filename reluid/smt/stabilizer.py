@@ -28,8 +28,8 @@ def stabilizer_escapes(theta: Shallow, classes, config: SolverConfig = SolverCon
 
     Returns
     -------
-    str
-        "sat" (the computed stabilizer is incomplete), "unsat" or "unknown".
+    Outcome
+        FOUND (the computed stabilizer is incomplete), NONE or UNKNOWN.
     """
     n = theta.n
     s = make_solver(config)
@@ -46,4 +46,4 @@ def stabilizer_escapes(theta: Shallow, classes, config: SolverConfig = SolverCon
             eqs += [rational_to_z3(x) == lam[i] * rational_to_z3(y) for x, y in zip(oi, oj)]
             s.add(z3.Implies(P[i][j], z3.And(eqs)))
     s.add(z3.Or([P[i][j] for i in range(n) for j in range(n) if classes[i] != classes[j]] or [z3.BoolVal(False)]))
-    return check(s, config).status
+    return check(s, config).outcome

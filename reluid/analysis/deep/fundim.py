@@ -162,7 +162,7 @@ def upper_bound(architecture: Sequence[int]) -> tuple[int, str]:
     image lies in a (2k + 2)-dimensional family has rank at most 2k + 2.  For
     other n0 = 1 architectures U is not lowered: the certified ranks reach U
     for (1, 2, 2, 1), (1, 3, 3, 1), (1, 2, 3, 1), (1, 3, 2, 1) and
-    (1, 2, 2, 2, 1) (``tests/test_fundim.py::test_input_dimension_one``), so no
+    (1, 2, 2, 2, 1) (``tests/analysis/deep/test_fundim.py::test_input_dimension_one``), so no
     architecture-wide refinement exists there.
 
     Examples

@@ -21,25 +21,10 @@ layers see the positive orthant), by an exact matrix identity, or by z3 on the
 linear-arithmetic encoding of :mod:`reluid.smt.deep` (``unsat`` is labelled
 as resting on the solver; ``unknown`` never becomes a verdict).
 
-Orbits
-------
-The obvious symmetries act on Ω(n0, ..., nd) as the product over hidden
-layers of H_{n_l} = permutations · positive diagonal scalings (Grigsby,
-Lindsey, Rolnick 2023, Definition F.4, (P) and (S)); an element
-``g = (g_1, ..., g_{d-1})`` acts by :func:`reluid.model.symmetry.act_layers`:
-
-    W^l_{π(j) π(k)}  <-  s^l_j · W^l_{jk} / s^{l-1}_k,      b^l_{π(j)} <- s^l_j b^l_j,
-
-with ``s^0 = s^d = 1``.  :func:`deep_orbit_canonical` is a normal form (layer
-by layer: each incoming row, in the columns already normalised, is divided by
-the absolute value of its first nonzero entry, rows are sorted, ties are broken
-by trying every order and keeping the least network); it is undefined when a
-hidden neuron's incoming row is zero.  :func:`orbit_element` decides orbit
-membership exactly for every pair (zero rows included) by a backtracking
-search over permutations with a multiplicative union-find for the scalings.
-
-The shallow analysis of the last hidden layer (Ramakrishnan 2026) is not
-applied here; :data:`SHALLOW_HOOKS` is where it plugs in.
+:func:`detect_mechanisms` runs in phases over a :class:`_Detection` builder
+(exact premises per layer, exact structure, layer flips, probes, the solver)
+and freezes it into a :class:`MechanismReport`.  Orbits of deep networks are in
+:mod:`reluid.analysis.deep.orbit`.
 """
 
 from __future__ import annotations
@@ -48,287 +33,20 @@ import random
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import permutations, product
 from types import MappingProxyType
-from typing import Callable, Mapping
+from typing import Mapping
 
 import flint
 import numpy as np
 
-from reluid.certificates.schema import Trust
-from reluid.errors import InvalidArgument, OrbitSearchExhausted
+from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
 from reluid.model.rational import primitive_ray
-from reluid.model.symmetry import GroupElement, act_layers
+from reluid.verdicts import Outcome, Trust
 
-__all__ = ["deep_orbit_canonical", "is_deep_canonical", "orbit_element", "same_orbit",
-           "OrbitSearchExhausted", "network_key",
-           "DEAD", "ALWAYS_ACTIVE", "NEVER_COACTIVE", "LAYER_FLIP", "KINDS", "METHODS", "REFERENCES",
-           "Mechanism", "Activity", "MechanismReport", "detect_mechanisms", "layer_flip_sets",
-           "SHALLOW_HOOKS"]
-
-#: Callables ``hook(net) -> iterable of Mechanism``-like findings for the last
-#: hidden layer, seen as a shallow network on the image of the earlier layers.
-#: Empty for now: the shallow analysis (reluid.analysis.shallow) registers here.
-SHALLOW_HOOKS: list[Callable] = []
-
-
-def network_key(net: Network) -> tuple:
-    """A total-order key over all parameters (layer by layer, row by row, bias last)."""
-    return tuple((L.weight, L.bias) for L in net.layers)
-
-
-def _first_abs(row) -> Fraction | None:
-    for x in row:
-        if x:
-            return abs(x)
-    return None
-
-
-def _identity_elements(net: Network) -> list[GroupElement]:
-    return [GroupElement.identity(n) for n in net.hidden_widths]
-
-
-def deep_orbit_canonical(net: Network, *, max_branches: int = 5040) -> tuple[Network, tuple[GroupElement, ...]]:
-    """Canonical representative of the orbit of a deep network, with its group element.
-
-    Parameters
-    ----------
-    net : Network
-        Any depth (a shallow network is normalised the same way).
-    max_branches : int, keyword-only
-        Bound on the number of tie-breaking orders tried.
-
-    Returns
-    -------
-    (canon, gs)
-        ``act_layers(gs, net) == canon``; ``canon`` depends only on the orbit.
-
-    Raises
-    ------
-    InvalidArgument
-        When a hidden neuron has an all-zero incoming row (use
-        :func:`orbit_element` there), or ties need more than ``max_branches``
-        orders.
-
-    Examples
-    --------
-    >>> from reluid.model.symmetry import act_layers, GroupElement
-    >>> net = Network.from_lists([([[2, 0], [1, 1]], [1, 0]), ([[1, -1], [3, 1]], [0, 1]), ([[1, 2]], [0])])
-    >>> g = (GroupElement((1, 0), (Fraction(3), Fraction(1, 2))), GroupElement((1, 0), (Fraction(2), Fraction(5))))
-    >>> deep_orbit_canonical(act_layers(g, net))[0] == deep_orbit_canonical(net)[0]
-    True
-    """
-    hidden = net.hidden_widths
-    best: list = [None, None]
-    count = [0]
-
-    def rec(cur: Network, l: int, gs: list[GroupElement]):
-        if l > len(hidden):
-            key = network_key(cur)
-            if best[0] is None or key < best[0]:
-                best[0], best[1] = key, (cur, tuple(gs))
-            return
-        L = cur.layers[l - 1]
-        keyed = []
-        for j, (w, b) in enumerate(zip(L.weight, L.bias)):
-            row = w + (b,)
-            t = _first_abs(row)
-            if t is None:
-                raise InvalidArgument(
-                    f"hidden neuron {j} of layer {l} has a zero incoming row; the deep canonical form is "
-                    "undefined there (use orbit_element)")
-            s = 1 / t
-            keyed.append((tuple(x * s for x in row), j, s))
-        keyed.sort(key=lambda t: t[0])
-        groups: list[list] = []
-        for k in keyed:
-            if groups and groups[-1][0][0] == k[0]:
-                groups[-1].append(k)
-            else:
-                groups.append([k])
-        orders = [list(permutations(g)) if len(g) > 1 else [tuple(g)] for g in groups]
-        for choice in product(*orders):
-            count[0] += 1
-            if count[0] > max_branches:
-                raise InvalidArgument(f"more than {max_branches} tie-breaking orders; canonical form not computed")
-            flat = [k for grp in choice for k in grp]
-            perm = [0] * len(flat)
-            scale = [Fraction(1)] * len(flat)
-            for pos, (_, j, s) in enumerate(flat):
-                perm[j] = pos
-                scale[j] = s
-            g = GroupElement(tuple(perm), tuple(scale))
-            els = _identity_elements(cur)
-            els[l - 1] = g
-            new_gs = list(gs)
-            new_gs[l - 1] = g
-            rec(act_layers(els, cur), l + 1, new_gs)
-
-    rec(net, 1, _identity_elements(net))
-    canon, gs = best[1]
-    # gs[l] acted on the network produced by the earlier layers' elements; since
-    # each element only touches (W^l, b^l, W^{l+1}) the composite is act_layers(gs, net).
-    return canon, gs
-
-
-def is_deep_canonical(net: Network) -> bool:
-    """``True`` when ``net`` equals its own :func:`deep_orbit_canonical` form."""
-    return deep_orbit_canonical(net)[0] == net
-
-
-# ---------------------------------------------------------------------------
-# Complete orbit membership
-# ---------------------------------------------------------------------------
-
-_ONE = ("one",)
-
-
-class _Ratios:
-    """Multiplicative union-find: ``s[node] = r · s[root]`` with r > 0 rational."""
-
-    __slots__ = ("parent",)
-
-    def __init__(self, parent=None):
-        self.parent = dict(parent or {})
-
-    def copy(self) -> "_Ratios":
-        return _Ratios(self.parent)
-
-    def find(self, node):
-        r = Fraction(1)
-        while node in self.parent:
-            node, q = self.parent[node][0], self.parent[node][1] * r
-            r = q
-        return node, r
-
-    def relate(self, a, ratio: Fraction, b) -> bool:
-        """Impose ``s[a] = ratio · s[b]``; False when inconsistent."""
-        if ratio <= 0:
-            return False
-        ra, xa = self.find(a)
-        rb, xb = self.find(b)
-        if ra == rb:
-            return xa == ratio * xb
-        # s[a] = xa s[ra], s[b] = xb s[rb]  =>  s[ra] = ratio xb / xa · s[rb]
-        if ra == _ONE:  # keep the fixed node as a root
-            self.parent[rb] = (ra, xa / (ratio * xb))
-        else:
-            self.parent[ra] = (rb, ratio * xb / xa)
-        return True
-
-    def value(self, node) -> Fraction:
-        root, r = self.find(node)
-        return r  # roots other than ONE are set to 1
-
-
-def _pair(wa: Fraction, wb: Fraction, uf: _Ratios, a_node, b_node) -> bool:
-    """Impose wb = wa · s[a_node] / s[b_node] (both zero is fine)."""
-    if wa == 0 or wb == 0:
-        return wa == wb
-    return uf.relate(a_node, wb / wa, b_node)
-
-
-def orbit_element(a: Network, b: Network, *, max_nodes: int = 200_000) -> tuple[GroupElement, ...] | None:
-    """Decide exactly whether ``b = g·a`` for some g in the product of the H_{n_l}.
-
-    Returns the group elements (one per hidden layer, checked with
-    :func:`~reluid.model.symmetry.act_layers`) or ``None`` when ``b`` is outside
-    the orbit of ``a``.  The search is exhaustive, so ``None`` is a proof.
-
-    Raises
-    ------
-    OrbitSearchExhausted
-        Only when more than ``max_nodes`` partial matches are explored.
-
-    Examples
-    --------
-    >>> net = Network.from_lists([([[1], [-1]], [0, 1]), ([[1, 1]], [0]), ([[2]], [1])])
-    >>> g = (GroupElement((1, 0), (Fraction(2), Fraction(3))), GroupElement((0,), (Fraction(5),)))
-    >>> orbit_element(net, act_layers(g, net)) == g
-    True
-    >>> orbit_element(net, Network.from_lists([([[1], [-1]], [0, 1]), ([[1, 2]], [0]), ([[2]], [1])])) is None
-    True
-    """
-    if a.architecture != b.architecture:
-        return None
-    hidden = a.hidden_widths
-    d = a.depth
-    if a.layers[-1].bias != b.layers[-1].bias:
-        return None
-    if not hidden:
-        return () if a.layers == b.layers else None
-    nodes = [0]
-
-    def node(l, j):
-        return _ONE if l == 0 or l == d else (l, j)
-
-    def signature(row):
-        return tuple((x > 0) - (x < 0) for x in row)
-
-    def row_ok(l: int, j: int, c: int, prev_perm, uf: _Ratios) -> _Ratios | None:
-        La, Lb = a.layers[l - 1], b.layers[l - 1]
-        uf = uf.copy()
-        if not _pair(La.bias[j], Lb.bias[c], uf, node(l, j), _ONE):
-            return None
-        wa, wb = La.weight[j], Lb.weight[c]
-        for k, pk in enumerate(prev_perm):
-            if not _pair(wa[k], wb[pk], uf, node(l, j), node(l - 1, k)):
-                return None
-        return uf
-
-    def output_ok(perm_last, uf: _Ratios) -> _Ratios | None:
-        La, Lb = a.layers[-1], b.layers[-1]
-        uf = uf.copy()
-        for o in range(La.n_out):
-            for k, pk in enumerate(perm_last):
-                if not _pair(La.weight[o][k], Lb.weight[o][pk], uf, _ONE, node(d - 1, k)):
-                    return None
-        return uf
-
-    def search(l: int, j: int, perms: list[list[int]], used: set, uf: _Ratios):
-        nodes[0] += 1
-        if nodes[0] > max_nodes:
-            raise OrbitSearchExhausted(max_nodes)
-        if j == hidden[l - 1]:
-            if l == len(hidden):
-                return perms, output_ok(perms[-1], uf)
-            return search(l + 1, 0, perms + [[]], set(), uf)
-        prev = list(range(a.input_dim)) if l == 1 else perms[l - 2]
-        La, Lb = a.layers[l - 1], b.layers[l - 1]
-        sig_a = signature(tuple(La.weight[j][k] for k in range(len(prev))) + (La.bias[j],))
-        for c in range(hidden[l - 1]):
-            if c in used:
-                continue
-            # signs must agree entry by entry (scalings are positive)
-            wb = Lb.weight[c]
-            sig_b = signature(tuple(wb[prev[k]] for k in range(len(prev))) + (Lb.bias[c],))
-            if sig_a != sig_b:
-                continue
-            uf2 = row_ok(l, j, c, prev, uf)
-            if uf2 is None:
-                continue
-            cur = perms[l - 1] + [c]
-            new_perms = perms[:l - 1] + [cur]
-            res = search(l, j + 1, new_perms, used | {c}, uf2)
-            if res is not None and res[1] is not None:
-                return res
-        return None
-
-    res = search(1, 0, [[]], set(), _Ratios())
-    if res is None or res[1] is None:
-        return None
-    perms, uf = res
-    gs = tuple(GroupElement(tuple(perms[l]), tuple(uf.value((l + 1, j)) for j in range(hidden[l])))
-               for l in range(len(hidden)))
-    if act_layers(gs, a) != b:  # cannot happen; keeps a positive answer honest
-        raise AssertionError("orbit search produced a group element that does not map a to b")
-    return gs
-
-
-def same_orbit(a: Network, b: Network) -> bool:
-    """``True`` iff ``b`` is in the orbit of ``a`` (exact; see :func:`orbit_element`)."""
-    return orbit_element(a, b) is not None
+__all__ = ["DEAD", "ALWAYS_ACTIVE", "NEVER_COACTIVE", "LAYER_FLIP", "ZERO_OUTGOING", "PROPORTIONAL", "KINDS",
+           "METHODS", "REFERENCES", "Mechanism", "Activity", "MechanismReport", "detect_mechanisms",
+           "layer_flip_sets", "proportionality", "check_deep"]
 
 
 # ===========================================================================
@@ -588,7 +306,7 @@ def _probe_points(n0: int, seed: int, count: int) -> list[tuple[Fraction, ...]]:
     return pts
 
 
-def _check_deep(net: Network) -> None:
+def check_deep(net: Network) -> None:
     if not isinstance(net, Network):
         raise InvalidArgument(f"expected a Network, got {type(net).__name__}")
     if len(net.hidden_widths) < 2:
@@ -666,10 +384,150 @@ _FLIP_PRIME = 2_147_483_647  # 2^31 - 1; a prefilter only, every hit is re-check
 
 # ---- detection ---------------------------------------------------------------
 
-def _float_probes(net, seed, count, add_point, pre, open_dead, open_always, open_pairs, active, inactive, coactive):
+_METHOD_ORDER = {"affine": 0, "identity": 1, "orthant": 2, "solver": 3}
+
+
+class _Detection:
+    """Mutable state of one run of :func:`detect_mechanisms`; :meth:`freeze` makes the report.
+
+    ``points``/``pre`` are the exact probe points and their pre-activations;
+    ``active``, ``inactive`` and ``coactive`` map a neuron (or pair) to the
+    index of a point refuting its candidate mechanism; ``open_*`` are the
+    candidates no point has refuted yet.
+    """
+
+    def __init__(self, net: Network, seed: int, probes: int):
+        self.net = net
+        self.points: list[tuple[Fraction, ...]] = []
+        self.pre: list[tuple] = []
+        self.mechanisms: list[Mechanism] = []
+        self.active: dict[tuple[int, int], int] = {}
+        self.inactive: dict[tuple[int, int], int] = {}
+        self.coactive: dict[tuple[int, int, int], int] = {}
+        self.dead: set[tuple[int, int]] = set()
+        self.always: set[tuple[int, int]] = set()
+        self.open_dead: list[tuple[int, int]] = []
+        self.open_always: list[tuple[int, int]] = []
+        self.open_pairs: list[tuple[int, int, int]] = []
+        self.no_flip: list[int] = []
+        self.flip_status: list[tuple[int, str]] = []
+        self.undecided: list[tuple[str, str]] = []
+        self.queries = 0
+        self.solver_desc = None
+        for x in _probe_points(net.input_dim, seed, probes):
+            self.add_point(x)
+
+    def add_point(self, x) -> int:
+        self.points.append(tuple(x))
+        self.pre.append(self.net.preactivations(x))
+        return len(self.points) - 1
+
+    def first(self, pred) -> int | None:
+        for k, z in enumerate(self.pre):
+            if pred(z):
+                return k
+        return None
+
+    @property
+    def has_open(self) -> bool:
+        return bool(self.open_dead or self.open_always or self.open_pairs)
+
+    def freeze(self) -> MechanismReport:
+        mechanisms = sorted(self.mechanisms, key=lambda m: (_METHOD_ORDER[m.method], KINDS.index(m.kind), m.layer,
+                                                            m.neurons))
+        active = sorted((l, i, k) for (l, i), k in self.active.items())
+        inactive = sorted((l, i, k) for (l, i), k in self.inactive.items())
+        coactive = sorted((l, i, j, k) for (l, i, j), k in self.coactive.items())
+        # keep only the points a witness refers to (the certificate stays small)
+        used = sorted({t[-1] for t in active + inactive + coactive})
+        remap = {k: n for n, k in enumerate(used)}
+        activity = Activity(
+            points=tuple(self.points[k] for k in used),
+            active=tuple((l, i, remap[k]) for l, i, k in active),
+            inactive=tuple((l, i, remap[k]) for l, i, k in inactive),
+            coactive=tuple((l, i, j, remap[k]) for l, i, j, k in coactive),
+        )
+        return MechanismReport(
+            architecture=self.net.architecture, mechanisms=tuple(mechanisms), activity=activity,
+            no_flip_layers=tuple(self.no_flip), flip_search=tuple(self.flip_status),
+            undecided=tuple(self.undecided), solver_queries=self.queries,
+            solver=MappingProxyType(self.solver_desc) if self.solver_desc else None)
+
+
+def _first_layer(d: _Detection) -> None:
+    """Layer 1 is affine: dead iff w = 0, b <= 0; always active iff w = 0, b >= 0; else points of both signs."""
+    L1 = d.net.layers[0]
+    for i, (w, b) in enumerate(zip(L1.weight, L1.bias)):
+        if not any(w):
+            if b <= 0:
+                d.dead.add((1, i))
+                d.mechanisms.append(Mechanism(DEAD, 1, (i,), "affine"))
+            if b >= 0:
+                d.always.add((1, i))
+                d.mechanisms.append(Mechanism(ALWAYS_ACTIVE, 1, (i,), "affine"))
+            continue
+        ww = sum(v * v for v in w)
+        for sign, table in ((1, d.active), (-1, d.inactive)):
+            k = d.first(lambda z, i=i, s=sign: z[0][i] * s > 0)
+            if k is None:  # x = ±(|b| + 1) w / |w|² has w·x + b = ±(|b| + 1) + b
+                t = sign * (abs(b) + 1) / ww
+                k = d.add_point(tuple(t * v for v in w))
+            table[(1, i)] = k
+
+
+def _deeper_layers(d: _Detection) -> None:
+    """Layers >= 2 see the closed positive orthant: a one-signed row is dead / always active; else probes."""
+    for l in range(2, len(d.net.hidden_widths) + 1):
+        L = d.net.layers[l - 1]
+        for i, (w, b) in enumerate(zip(L.weight, L.bias)):
+            k = d.first(lambda z, l=l, i=i: z[l - 1][i] > 0)
+            if k is not None:
+                d.active[(l, i)] = k
+            elif all(v <= 0 for v in w) and b <= 0:
+                d.dead.add((l, i))
+                d.mechanisms.append(Mechanism(DEAD, l, (i,), "orthant"))
+            else:
+                d.open_dead.append((l, i))
+            k = d.first(lambda z, l=l, i=i: z[l - 1][i] < 0)
+            if k is not None:
+                d.inactive[(l, i)] = k
+            elif all(v >= 0 for v in w) and b >= 0:
+                d.always.add((l, i))
+                d.mechanisms.append(Mechanism(ALWAYS_ACTIVE, l, (i,), "orthant"))
+            else:
+                d.open_always.append((l, i))
+
+
+def _layer_flips(d: _Detection) -> None:
+    """The exact rank of the layer-flip vectors, then 0/1 kernel vectors (exact)."""
+    for l in range(1, len(d.net.hidden_widths) + 1):
+        sets, status = layer_flip_sets(d.net, l)
+        if status == "full-rank":
+            d.no_flip.append(l)
+        else:
+            d.flip_status.append((l, f"{status}; {len(sets)} minimal flip set(s)"))
+        for F in sets:
+            d.mechanisms.append(Mechanism(LAYER_FLIP, l, F, "identity"))
+
+
+def _coactivity(d: _Detection) -> None:
+    """Adjacent pairs refuted as never co-active by the exact probe points."""
+    hidden = d.net.hidden_widths
+    for l in range(2, len(hidden) + 1):
+        for i in range(hidden[l - 2]):
+            for j in range(hidden[l - 1]):
+                k = d.first(lambda z, l=l, i=i, j=j: z[l - 2][i] > 0 and z[l - 1][j] > 0)
+                if k is not None:
+                    d.coactive[(l, i, j)] = k
+                else:
+                    d.open_pairs.append((l, i, j))
+
+
+def _float_probes(d: _Detection, seed: int, count: int) -> None:
     """Refute open candidates with a float64 pass over many points, confirming each witness exactly."""
     if count <= 0:
         return
+    net = d.net
     rng = np.random.default_rng([seed, 7])
     n0 = net.input_dim
     scales = np.repeat([1.0, 4.0, 16.0, 64.0], -(-count // 4))[:count, None]
@@ -685,15 +543,11 @@ def _float_probes(net, seed, count, add_point, pre, open_dead, open_always, open
     def confirm(mask, test) -> int | None:
         for k in np.flatnonzero(mask)[:3]:
             x = tuple(Fraction(int(round(v * 1024)), 1024) for v in X[k])
-            z = net.preactivations(x)
-            if test(z):
-                pre_len = len(pre)
-                idx = add_point(x)
-                assert idx == pre_len
-                return idx
+            if test(net.preactivations(x)):
+                return d.add_point(x)
         return None
 
-    for lst, table, sign in ((open_dead, active, 1.0), (open_always, inactive, -1.0)):
+    for lst, table, sign in ((d.open_dead, d.active, 1.0), (d.open_always, d.inactive, -1.0)):
         keep = []
         for (l, i) in lst:
             k = confirm(sign * zs[l - 1][:, i] > 1e-9, lambda z, l=l, i=i, s=sign: s * z[l - 1][i] > 0)
@@ -703,14 +557,64 @@ def _float_probes(net, seed, count, add_point, pre, open_dead, open_always, open
                 table[(l, i)] = k
         lst[:] = keep
     keep = []
-    for (l, i, j) in open_pairs:
+    for (l, i, j) in d.open_pairs:
         k = confirm((zs[l - 2][:, i] > 1e-9) & (zs[l - 1][:, j] > 1e-9),
                     lambda z, l=l, i=i, j=j: z[l - 2][i] > 0 and z[l - 1][j] > 0)
         if k is None:
             keep.append((l, i, j))
         else:
-            coactive[(l, i, j)] = k
-    open_pairs[:] = keep
+            d.coactive[(l, i, j)] = k
+    d.open_pairs[:] = keep
+
+
+def _solver_phase(d: _Detection, *, timeout: float, query_timeout: float, seed: int) -> None:
+    """Ask z3 what is still open; ``unsat`` becomes a mechanism resting on the solver, sat a new point."""
+    from reluid.smt.deep import Condition, find_input
+    from reluid.smt.solver import SolverConfig
+
+    start = time.monotonic()
+
+    def ask(conds, question):
+        left = timeout - (time.monotonic() - start)
+        if left <= 0.05:
+            d.undecided.append((question, "solver budget exhausted"))
+            return None
+        cfg = SolverConfig(seed=seed, timeout_ms=max(1, int(1000 * min(query_timeout, left))), logic="QF_LRA")
+        d.solver_desc = cfg.describe()
+        d.queries += 1
+        res = find_input(d.net, conds, cfg)
+        if res.outcome is Outcome.UNKNOWN:
+            d.undecided.append((question, f"z3 unknown: {res.reason}"))
+            return None
+        return res
+
+    for open_, rel, word, refuted, proved, kind in ((d.open_dead, ">0", "active", d.active, d.dead, DEAD),
+                                                    (d.open_always, "<0", "negative", d.inactive, d.always,
+                                                     ALWAYS_ACTIVE)):
+        for (l, i) in open_:
+            res = ask([Condition(l, i, rel)], f"is neuron {i} of layer {l} ever {word}?")
+            if res is None:
+                continue
+            if res.outcome is Outcome.FOUND:
+                refuted[(l, i)] = d.add_point(res.point)
+            else:
+                proved.add((l, i))
+                d.mechanisms.append(Mechanism(kind, l, (i,), "solver", res.solver))
+    for (l, i, j) in d.open_pairs:
+        if (l - 1, i) in d.dead or (l, j) in d.dead:
+            continue  # trivially never co-active; the dead neuron is the mechanism
+        k = d.first(lambda z, l=l, i=i, j=j: z[l - 2][i] > 0 and z[l - 1][j] > 0)
+        if k is not None:  # a point found by an earlier query
+            d.coactive[(l, i, j)] = k
+            continue
+        res = ask([Condition(l - 1, i, ">0"), Condition(l, j, ">0")],
+                  f"are neuron {i} of layer {l - 1} and neuron {j} of layer {l} ever co-active?")
+        if res is None:
+            continue
+        if res.outcome is Outcome.FOUND:
+            d.coactive[(l, i, j)] = d.add_point(res.point)
+        else:
+            d.mechanisms.append(Mechanism(NEVER_COACTIVE, l, (i, j), "solver", res.solver))
 
 
 def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: float = 10.0, seed: int = 0,
@@ -762,186 +666,22 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
     >>> [(m.kind, m.layer, m.neurons, m.method) for m in detect_mechanisms(net, solver="never").mechanisms]
     [('dead-neuron', 2, (0,), 'orthant')]
     """
-    _check_deep(net)
+    check_deep(net)
     if solver not in ("auto", "always", "never"):
         raise InvalidArgument(f"solver must be 'auto', 'always' or 'never', got {solver!r}")
-    hidden = net.hidden_widths
-    n0 = net.input_dim
-    points: list[tuple[Fraction, ...]] = []
-    pre: list[tuple] = []
-
-    def add_point(x) -> int:
-        points.append(tuple(x))
-        pre.append(net.preactivations(x))
-        return len(points) - 1
-
-    for x in _probe_points(n0, seed, probes):
-        add_point(x)
-
-    def first(pred) -> int | None:
-        for k, z in enumerate(pre):
-            if pred(z):
-                return k
-        return None
-
-    mechanisms: list[Mechanism] = []
-    active: dict[tuple[int, int], int] = {}
-    inactive: dict[tuple[int, int], int] = {}
-    coactive: dict[tuple[int, int, int], int] = {}
-    dead: set[tuple[int, int]] = set()
-    always: set[tuple[int, int]] = set()
-    open_dead: list[tuple[int, int]] = []
-    open_always: list[tuple[int, int]] = []
-
-    # 1-2. dead / always active, exact where possible
-    L1 = net.layers[0]
-    for i, (w, b) in enumerate(zip(L1.weight, L1.bias)):
-        if not any(w):
-            if b <= 0:
-                dead.add((1, i))
-                mechanisms.append(Mechanism(DEAD, 1, (i,), "affine"))
-            if b >= 0:
-                always.add((1, i))
-                mechanisms.append(Mechanism(ALWAYS_ACTIVE, 1, (i,), "affine"))
-            continue
-        ww = sum(v * v for v in w)
-        for sign, table in ((1, active), (-1, inactive)):
-            k = first(lambda z, i=i, s=sign: z[0][i] * s > 0)
-            if k is None:  # x = ±(|b| + 1) w / |w|² has w·x + b = ±(|b| + 1) + b
-                t = sign * (abs(b) + 1) / ww
-                k = add_point(tuple(t * v for v in w))
-            table[(1, i)] = k
-    for l in range(2, len(hidden) + 1):
-        L = net.layers[l - 1]
-        for i, (w, b) in enumerate(zip(L.weight, L.bias)):
-            k = first(lambda z, l=l, i=i: z[l - 1][i] > 0)
-            if k is not None:
-                active[(l, i)] = k
-            elif all(v <= 0 for v in w) and b <= 0:
-                dead.add((l, i))
-                mechanisms.append(Mechanism(DEAD, l, (i,), "orthant"))
-            else:
-                open_dead.append((l, i))
-            k = first(lambda z, l=l, i=i: z[l - 1][i] < 0)
-            if k is not None:
-                inactive[(l, i)] = k
-            elif all(v >= 0 for v in w) and b >= 0:
-                always.add((l, i))
-                mechanisms.append(Mechanism(ALWAYS_ACTIVE, l, (i,), "orthant"))
-            else:
-                open_always.append((l, i))
-
-    # exact structure: zero outgoing weights, positively proportional neurons (Lemmas 10, 11(1))
-    mechanisms.extend(_exact_structure(net))
-
-    # 3. layer flips (exact)
-    no_flip, flip_status = [], []
-    for l in range(1, len(hidden) + 1):
-        sets, status = layer_flip_sets(net, l)
-        if status == "full-rank":
-            no_flip.append(l)
-        else:
-            flip_status.append((l, f"{status}; {len(sets)} minimal flip set(s)"))
-        for F in sets:
-            mechanisms.append(Mechanism(LAYER_FLIP, l, F, "identity"))
-
-    # co-activity refuted by probes
-    open_pairs: list[tuple[int, int, int]] = []
-    for l in range(2, len(hidden) + 1):
-        for i in range(hidden[l - 2]):
-            for j in range(hidden[l - 1]):
-                k = first(lambda z, l=l, i=i, j=j: z[l - 2][i] > 0 and z[l - 1][j] > 0)
-                if k is not None:
-                    coactive[(l, i, j)] = k
-                else:
-                    open_pairs.append((l, i, j))
-
-    # wider float probes for what is still open; every witness they suggest is re-checked exactly
-    if open_dead or open_always or open_pairs:
-        _float_probes(net, seed, float_probes, add_point, pre, open_dead, open_always, open_pairs,
-                      active, inactive, coactive)
-
-    # 4. the solver, for what is still open
-    undecided: list[tuple[str, str]] = []
-    queries = 0
-    desc = None
-    use_solver = solver == "always" or (solver == "auto" and not mechanisms)
-    if use_solver and (open_dead or open_always or open_pairs):
-        from reluid.smt.deep import Condition, find_input
-        from reluid.smt.solver import SolverConfig
-
-        start = time.monotonic()
-
-        def ask(conds, question):
-            nonlocal queries, desc
-            left = timeout - (time.monotonic() - start)
-            if left <= 0.05:
-                undecided.append((question, "solver budget exhausted"))
-                return None
-            cfg = SolverConfig(seed=seed, timeout_ms=max(1, int(1000 * min(query_timeout, left))), logic="QF_LRA")
-            desc = cfg.describe()
-            queries += 1
-            res = find_input(net, conds, cfg)
-            if res.status == "unknown":
-                undecided.append((question, f"z3 unknown: {res.reason}"))
-            return res
-
-        for (l, i) in open_dead:
-            res = ask([Condition(l, i, ">0")], f"is neuron {i} of layer {l} ever active?")
-            if res is None or res.status == "unknown":
-                continue
-            if res.sat:
-                active[(l, i)] = add_point(res.point)
-            else:
-                dead.add((l, i))
-                mechanisms.append(Mechanism(DEAD, l, (i,), "solver", res.solver))
-        for (l, i) in open_always:
-            res = ask([Condition(l, i, "<0")], f"is neuron {i} of layer {l} ever negative?")
-            if res is None or res.status == "unknown":
-                continue
-            if res.sat:
-                inactive[(l, i)] = add_point(res.point)
-            else:
-                always.add((l, i))
-                mechanisms.append(Mechanism(ALWAYS_ACTIVE, l, (i,), "solver", res.solver))
-        for (l, i, j) in open_pairs:
-            if (l - 1, i) in dead or (l, j) in dead:
-                continue  # trivially never co-active; the dead neuron is the mechanism
-            k = first(lambda z, l=l, i=i, j=j: z[l - 2][i] > 0 and z[l - 1][j] > 0)
-            if k is not None:  # a point found by an earlier query
-                coactive[(l, i, j)] = k
-                continue
-            res = ask([Condition(l - 1, i, ">0"), Condition(l, j, ">0")],
-                      f"are neuron {i} of layer {l - 1} and neuron {j} of layer {l} ever co-active?")
-            if res is None or res.status == "unknown":
-                continue
-            if res.sat:
-                coactive[(l, i, j)] = add_point(res.point)
-            else:
-                mechanisms.append(Mechanism(NEVER_COACTIVE, l, (i, j), "solver", res.solver))
-    elif open_dead or open_always or open_pairs:
+    d = _Detection(net, seed, probes)
+    _first_layer(d)
+    _deeper_layers(d)
+    d.mechanisms.extend(_exact_structure(net))   # zero outgoing weights, proportional neurons (Lemmas 10, 11(1))
+    _layer_flips(d)
+    _coactivity(d)
+    if d.has_open:   # wider float probes; every witness they suggest is re-checked exactly
+        _float_probes(d, seed, float_probes)
+    if solver == "always" or (solver == "auto" and not d.mechanisms):
+        if d.has_open:
+            _solver_phase(d, timeout=timeout, query_timeout=query_timeout, seed=seed)
+    elif d.has_open:
         why = "solver not used (a checkable mechanism was found)" if solver == "auto" else "solver disabled"
-        n_open = len(open_dead) + len(open_always) + len(open_pairs)
-        undecided.append((f"{n_open} dead/always-active/co-activity question(s) not refuted by probes", why))
-
-    order = {"affine": 0, "identity": 1, "orthant": 2, "solver": 3}
-    mechanisms.sort(key=lambda m: (order[m.method], KINDS.index(m.kind), m.layer, m.neurons))
-    activity = Activity(
-        points=tuple(points),
-        active=tuple(sorted((l, i, k) for (l, i), k in active.items())),
-        inactive=tuple(sorted((l, i, k) for (l, i), k in inactive.items())),
-        coactive=tuple(sorted((l, i, j, k) for (l, i, j), k in coactive.items())),
-    )
-    # keep only the points a witness refers to (the certificate stays small)
-    used = sorted({t[-1] for t in activity.active + activity.inactive + activity.coactive})
-    remap = {k: n for n, k in enumerate(used)}
-    activity = Activity(
-        points=tuple(points[k] for k in used),
-        active=tuple((l, i, remap[k]) for l, i, k in activity.active),
-        inactive=tuple((l, i, remap[k]) for l, i, k in activity.inactive),
-        coactive=tuple((l, i, j, remap[k]) for l, i, j, k in activity.coactive),
-    )
-    return MechanismReport(
-        architecture=net.architecture, mechanisms=tuple(mechanisms), activity=activity,
-        no_flip_layers=tuple(no_flip), flip_search=tuple(flip_status), undecided=tuple(undecided),
-        solver_queries=queries, solver=MappingProxyType(desc) if desc else None)
+        n_open = len(d.open_dead) + len(d.open_always) + len(d.open_pairs)
+        d.undecided.append((f"{n_open} dead/always-active/co-activity question(s) not refuted by probes", why))
+    return d.freeze()

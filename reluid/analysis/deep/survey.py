@@ -19,18 +19,16 @@ Differences from the paper's float computation, all in the direction of rigour:
 Networks are reproducible from ``(seed, index)`` alone
 (``numpy.random.SeedSequence([seed, index])``), so the result does not depend on
 how the work is split: local processes (:mod:`concurrent.futures`) by default,
-or a dask.distributed cluster.
+or a dask.distributed cluster.  :mod:`reluid.report.survey` renders the results.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
 from collections import Counter
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -40,8 +38,7 @@ from reluid.errors import InvalidArgument
 from reluid.model.network import Network
 
 __all__ = ["SurveyConfig", "SurveyRecord", "SurveyResult", "PAPER_FIGURE6", "architecture_for", "random_network",
-           "survey_task", "run_survey", "wilson_interval", "generate_markdown", "generate_json", "write_plot",
-           "read_json"]
+           "survey_task", "run_survey", "wilson_interval"]
 
 #: Fraction of networks with full functional dimension reported in Section 6
 #: (Figure 6), keyed by (depth, width), with n0 = width, K = 5000, F = 100.
@@ -135,15 +132,6 @@ class SurveyResult:
         if self.config.input_dim not in (None, self.config.width):
             return None
         return PAPER_FIGURE6.get((self.config.depth, self.config.width))
-
-    def summary(self) -> str:
-        lo, hi = self.wilson
-        arch = "(" + ", ".join(map(str, self.architecture)) + ")"
-        s = (f"{arch}: U = {self.upper_bound}, {self.full}/{self.n} networks with dim_fun = U (certified) = "
-             f"{100 * self.fraction_full:.1f}% [95% Wilson {100 * lo:.1f}%, {100 * hi:.1f}%]")
-        if self.paper is not None:
-            s += f"; paper {100 * self.paper:.0f}%"
-        return s
 
 
 def wilson_interval(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -268,114 +256,3 @@ def run_survey(config: SurveyConfig, *, workers: int | None = None, dask_address
     records.sort(key=lambda r: r.index)
     return SurveyResult(config=config, records=tuple(records), seconds=time.perf_counter() - t0,
                         workers=n_workers, backend=backend)
-
-
-# ---------------------------------------------------------------------------
-# reports
-# ---------------------------------------------------------------------------
-
-def _result_dict(r: SurveyResult) -> dict:
-    lo, hi = r.wilson
-    return {
-        "architecture": list(r.architecture), "config": r.config.to_dict(), "upper_bound": r.upper_bound,
-        "networks": r.n, "full": r.full, "fraction_full": round(r.fraction_full, 6),
-        "wilson95": [round(lo, 6), round(hi, 6)], "paper_fraction_full": r.paper,
-        "histogram": [[d, c] for d, c in r.histogram],
-        "mean_dim_fun": round(float(np.mean([x.rank for x in r.records])), 4) if r.records else None,
-        "stopped_early": sum(x.stopped_early for x in r.records),
-        "mean_regions": round(float(np.mean([x.n_regions for x in r.records])), 2) if r.records else None,
-        "seconds_wall": round(r.seconds, 3),
-        "seconds_per_network_cpu": round(float(np.mean([x.seconds for x in r.records])), 5) if r.records else None,
-        "workers": r.workers, "backend": r.backend,
-        "ranks": [x.rank for x in r.records],
-    }
-
-
-def generate_json(results: Sequence[SurveyResult], extra: dict | None = None) -> str:
-    """The survey as JSON (``reluid.survey/1``); ranks listed per network in index order."""
-    d = {"format": "reluid.survey/1",
-         "method": "certified lower bound: rank mod p of the exact Jacobian at exactly checked smooth points",
-         "reference": "Grigsby, Lindsey, Rolnick 2023, Section 6, Figure 6",
-         "results": [_result_dict(r) for r in results]}
-    if extra:
-        d.update(extra)
-    return json.dumps(d, indent=1) + "\n"
-
-
-def read_json(path) -> dict:
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
-
-
-def generate_markdown(results: Sequence[SurveyResult], title: str = "Functional dimension survey") -> str:
-    """A Markdown table comparing the certified fractions with the paper's Figure 6."""
-    lines = [f"# {title}", "",
-             "| architecture | K | U | dim_fun = U (certified) | 95% Wilson | paper (Fig. 6) | paper in CI | "
-             "mean dim_fun | s/network |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for r in results:
-        lo, hi = r.wilson
-        paper = r.paper
-        inside = "" if paper is None else ("yes" if lo <= paper <= hi else "no")
-        arch = "(" + ", ".join(map(str, r.architecture)) + ")"
-        mean = np.mean([x.rank for x in r.records]) if r.records else float("nan")
-        sec = np.mean([x.seconds for x in r.records]) if r.records else float("nan")
-        lines.append(f"| {arch} | {r.n} | {r.upper_bound} | {r.full} ({100 * r.fraction_full:.1f}%) | "
-                     f"[{100 * lo:.1f}%, {100 * hi:.1f}%] | {'' if paper is None else f'{100 * paper:.0f}%'} | "
-                     f"{inside} | {mean:.2f} | {sec:.3f} |")
-    lines.append("")
-    for r in results:
-        arch = "(" + ", ".join(map(str, r.architecture)) + ")"
-        top = [(d, c) for d, c in r.histogram][-8:]
-        lines.append(f"- {arch}: highest functional dimensions (value: count) "
-                     + ", ".join(f"{d}: {c}" for d, c in top))
-    return "\n".join(lines) + "\n"
-
-
-@dataclass(frozen=True)
-class _StoredResult:
-    """The fields :func:`write_plot` reads, taken from a survey JSON file."""
-
-    config: SimpleNamespace
-    histogram: tuple[tuple[int, int], ...]
-    n: int
-    upper_bound: int
-    fraction_full: float
-
-
-def plot_from_json(json_path, png_path) -> None:
-    """Redraw the Figure 6 histograms from a survey JSON file (e.g. ``reports/survey.json``)."""
-    with open(json_path, encoding="utf-8") as fh:
-        data = json.load(fh)
-    results = [_StoredResult(SimpleNamespace(**r["config"]), tuple(map(tuple, r["histogram"])), r["networks"],
-                             r["upper_bound"], r["fraction_full"]) for r in data["results"]]
-    write_plot(results, png_path)
-
-
-def write_plot(results: Sequence[SurveyResult], path) -> None:
-    """Histograms of dim_fun in the style of Figure 6: one panel per depth, one colour per width.
-
-    The black dot marks the fraction of networks with dim_fun = U.
-    """
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    depths = sorted({r.config.depth for r in results})
-    fig, axes = plt.subplots(1, len(depths), figsize=(5.5 * len(depths), 4), squeeze=False)
-    for ax, depth in zip(axes[0], depths):
-        for r in sorted((r for r in results if r.config.depth == depth), key=lambda r: r.config.width):
-            hist = r.histogram
-            xs = [d for d, _ in hist]
-            ys = [c / r.n for _, c in hist]
-            label = f"width {r.config.width} (U = {r.upper_bound}, K = {r.n})"
-            ax.bar(xs, ys, width=1.0, alpha=0.6, label=label)
-            ax.plot([r.upper_bound], [r.fraction_full], "ko", markersize=6)
-        ax.set_title(f"Depth {depth}")
-        ax.set_xlabel("functional dimension (certified lower bound)")
-        ax.set_ylabel("fraction of networks")
-        ax.legend(fontsize=8)
-    fig.suptitle("Certified dim_fun at initialisation (cf. Grigsby-Lindsey-Rolnick 2023, Fig. 6)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)

@@ -27,10 +27,10 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from reluid.analysis.shallow.function import canonical_row, equivalent, function_data
-from reluid.certificates.schema import Verdict
 from reluid.model.network import Network, Shallow
+from reluid.verdicts import Outcome, Verdict
 
-__all__ = ["Decision", "decide", "STRATA"]
+__all__ = ["Decision", "PatternSearch", "decide", "STRATA"]
 
 STRATA = {
     "empty": "n = 0: θ is a constant; the fibre is the single point θ",
@@ -42,6 +42,21 @@ STRATA = {
     "opposite-pairs": "opposite pairs with nonzero kinks (docs/mathematics.md §4)",
     "generic": "all m_i ≠ 0, a_i ≠ 0, rows pairwise linearly independent (docs/mathematics.md §2)",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class PatternSearch:
+    """The z3 search for another realisation pattern (opposite-pairs stratum).
+
+    ``outcome`` is FOUND (a pattern, rebuilt as θ′ and re-verified), NONE
+    (resting on z3, described by ``solver``) or UNKNOWN (``reason``).
+    """
+
+    outcome: Outcome
+    solver: Mapping[str, Any]
+    classes: int
+    pairs: int
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +74,13 @@ class Decision:
         What produced the witness ("flip-set", "dead-output", "pattern", ...).
     details : Mapping
         Mechanism data (neuron indices, flip set, ...), JSON-shaped.
-    flip : object
+    flip : FlipSetResult or None
         The flip-set search result on the generic stratum (certificate data).
-    pattern : Mapping | None
-        On the opposite-pairs stratum: z3 status, solver description.
+    pattern : PatternSearch or None
+        On the opposite-pairs stratum.
+    paper_condition : FamilyResult or None
+        The paper's sufficient condition (V4 of Proposition 24) at θ, when it
+        was evaluated (``decide(..., paper_condition=True)``, every a_i ≠ 0).
     reason : str | None
         Why the verdict is unknown.
     fibre_orbits : int | None
@@ -76,7 +94,8 @@ class Decision:
     mechanism: str | None = None
     details: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     flip: Any = None
-    pattern: Mapping[str, Any] | None = None
+    pattern: PatternSearch | None = None
+    paper_condition: Any = None
     reason: str | None = None
     fibre_orbits: int | None = None
     seconds: float = 0.0
@@ -137,7 +156,7 @@ def _kernel_vector(vectors):
 
 # ----------------------------------------------------------------------------------------------
 def decide(theta: Shallow | Network, *, timeout: float | None = 60.0, seed: int = 0,
-           progress: bool = False, count_orbits: bool = True) -> Decision:
+           progress: bool = False, count_orbits: bool = True, paper_condition: bool = False) -> Decision:
     """Decide whether θ has hidden symmetries (fibre ≠ H_n-orbit).
 
     Parameters
@@ -152,6 +171,9 @@ def decide(theta: Shallow | Network, *, timeout: float | None = 60.0, seed: int 
         Show progress bars for long searches.
     count_orbits : bool
         On the generic stratum, count the H_n-orbits in the fibre when cheap.
+    paper_condition : bool
+        Also evaluate the paper's sufficient condition (Proposition 24, V4),
+        for the certificate's information claim.
 
     Returns
     -------
@@ -173,6 +195,10 @@ def decide(theta: Shallow | Network, *, timeout: float | None = 60.0, seed: int 
     if isinstance(theta, Network):
         theta = theta.shallow()
     d = _decide(theta, timeout=timeout, seed=seed, progress=progress, count_orbits=count_orbits)
+    if paper_condition and theta.n > 0 and all(any(a) for a in theta.A):
+        from reluid.analysis.shallow.zariski import evaluate_v4
+
+        object.__setattr__(d, "paper_condition", evaluate_v4(theta))
     object.__setattr__(d, "seconds", time.perf_counter() - t0)
     if d.witness is not None:
         _verify_witness(theta, d.witness)
@@ -258,7 +284,7 @@ def _decide_generic(theta, *, timeout, seed, progress, count_orbits) -> Decision
     from reluid.analysis.shallow.flipsets import count_flip_sets, find_flip_set
 
     res = find_flip_set(theta, timeout=timeout, progress=progress)
-    if res.status == "found":
+    if res.outcome is Outcome.FOUND:
         F = sorted(res.flip_set)
         A, b = list(theta.A), list(theta.b)
         c = list(theta.c)
@@ -279,7 +305,7 @@ def _decide_generic(theta, *, timeout, seed, progress, count_orbits) -> Decision
         return Decision(Verdict.HIDDEN, "generic", theta, witness=wit, mechanism="flip-set",
                         details=MappingProxyType(details),
                         flip=res, fibre_orbits=orbits)
-    if res.status == "none":
+    if res.outcome is Outcome.NONE:
         return Decision(Verdict.NO_HIDDEN, "generic", theta, flip=res, fibre_orbits=1)
     return Decision(Verdict.UNKNOWN, "generic", theta, flip=res,
                     reason=f"flip-set search gave no answer: {res.reason}")
@@ -319,21 +345,25 @@ def _decide_pairs(theta, fd, classes, pairs, *, timeout, seed) -> Decision:
         own.append(PAIR if len(members) == 2 else (SINGLE_POS if members[0][1] > 0 else SINGLE_NEG))
     problem = PatternProblem(m, k, n, rows, tuple(fd.kinks[r] for r in keys), fd.linear, tuple(own))
     config = SolverConfig(seed=seed, timeout_ms=int((timeout or 600) * 1000))
-    status, model, why = search_other_pattern(problem, config)
-    info = {"status": status, "solver": config.describe(), "classes": len(rows), "pairs": problem.n_pairs}
-    if status == "unsat":
-        return Decision(Verdict.NO_HIDDEN, "opposite-pairs", theta, pattern=MappingProxyType(info))
-    if status == "sat":
+    outcome, model, why = search_other_pattern(problem, config)
+    info = PatternSearch(outcome, MappingProxyType(config.describe()), len(rows), problem.n_pairs, why)
+    if outcome is Outcome.NONE:
+        return Decision(Verdict.NO_HIDDEN, "opposite-pairs", theta, pattern=info)
+    if outcome is Outcome.FOUND:
         wit = _build_from_pattern(problem, model, fd)
         eq = equivalent(theta, wit)
         if eq.equal and not eq.same_orbit:
             return Decision(Verdict.HIDDEN, "opposite-pairs", theta, witness=wit, mechanism="pattern",
                             details=MappingProxyType({"pattern": _describe_pattern(problem, model),
                                                       "extra_pairs": len(model.extra), "dead": model.dead}),
-                            pattern=MappingProxyType(info))
+                            pattern=info)
         why = "z3 candidate failed exact re-verification"
-    return Decision(Verdict.UNKNOWN, "opposite-pairs", theta, pattern=MappingProxyType(info),
-                    reason=f"pattern search: {status} ({why})")
+    return Decision(Verdict.UNKNOWN, "opposite-pairs", theta, pattern=info,
+                    reason=f"pattern search: {_Z3_WORD[outcome]} ({why})")
+
+
+#: z3's words for the outcomes, as they appeared in earlier reasons.
+_Z3_WORD = {Outcome.FOUND: "sat", Outcome.NONE: "unsat", Outcome.UNKNOWN: "unknown"}
 
 
 def hyperplane_text(r) -> str:

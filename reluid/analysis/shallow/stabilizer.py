@@ -11,7 +11,7 @@ graph*.  Hence Stab_{H_n}(θ) ≅ (Π_C S_{|C|}) × H_{n′}.
 Note on the statement.  The paper (Proposition 2, Corollary 7) prints the
 generating condition as λ(m_i, a_i, b_i) = (m_j, a_j, b_j); the output weight
 scales the other way, m_j = m_i/λ (derived above; docs/mathematics.md §5;
-``tests/test_shallow_algebra.py`` checks both on an example where they differ).
+``tests/analysis/shallow/test_algebra.py`` checks both on an example where they differ).
 """
 
 from __future__ import annotations

@@ -71,6 +71,7 @@ import sympy
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
 from reluid.model.rational import primitive_ray
+from reluid.verdicts import Outcome
 
 __all__ = [
     "FAMILIES",
@@ -84,7 +85,7 @@ __all__ = [
     "Evaluation",
     "conditions",
     "evaluate",
-    "render",
+    "evaluate_v4",
     "parameter_symbols",
     "substitution",
     "iter_signs",
@@ -253,7 +254,8 @@ class Condition:
     output: int | None = None
 
     def __str__(self) -> str:
-        return _condition_text(self.polynomials, str)
+        body = ", ".join(str(p) for p in self.polynomials)
+        return f"{body} ≠ 0" if len(self.polynomials) == 1 else f"({body}) ≠ 0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -497,9 +499,11 @@ class FamilyResult:
 
     Attributes
     ----------
-    holds : bool or None
-        False if some condition vanishes; True if all ``total`` were checked
-        and none vanishes; None if not every condition was checked.
+    outcome : Outcome
+        Of the search for a vanishing condition: FOUND if some condition
+        vanishes (the family fails at θ), NONE if all ``total`` were checked
+        and none vanishes (the family holds), UNKNOWN if not every condition
+        was checked.
     violations : tuple of Vanishing
         The vanishing conditions found (at most ``max_violations``), in the
         family's order.
@@ -516,7 +520,7 @@ class FamilyResult:
 
     family: str
     reference: str
-    holds: bool | None
+    outcome: Outcome
     violations: tuple[Vanishing, ...]
     witnesses_sample: tuple[Witness, ...]
     checked: int
@@ -529,12 +533,13 @@ class FamilyResult:
 class Evaluation:
     """The conditions of :func:`conditions` evaluated at one θ.
 
-    ``holds`` is True iff θ ∈ U (every family checked and holding), False if
-    some condition vanishes, and None if some family was not fully checked
+    ``outcome`` is that of the search for a vanishing condition over all
+    families: NONE iff θ ∈ U (every family checked and holding), FOUND if
+    some condition vanishes, and UNKNOWN if some family was not fully checked
     and none failed.
     """
 
-    holds: bool | None
+    outcome: Outcome
     families: tuple[FamilyResult, ...]
     m: int | None = None
     n: int | None = None
@@ -561,7 +566,7 @@ def evaluate(theta, *, limit: int | None = None, literal_definition_9: bool = Fa
         For V4 when it is not checked in full: check the first ``limit``
         β (per output, in :func:`iter_signs` order).  Without it, V4 is
         checked in full when n ≤ ``v4_max_n`` and reported as not enumerated
-        (``holds=None``) otherwise.
+        (outcome UNKNOWN) otherwise.
     literal_definition_9 : bool, keyword-only
         Evaluate V4 as Definition 9 is printed (Σ β(i) a_i, without v_i).
     sample : int, keyword-only
@@ -607,8 +612,8 @@ def evaluate(theta, *, limit: int | None = None, literal_definition_9: bool = Fa
 
     >>> theta = Shallow.make([1, 1], [[1], [1]], [0, 1], [0])
     >>> ev = evaluate(theta)
-    >>> ev.holds, ev.family("V4").violations
-    (False, (Vanishing(family='V4', index=(1, -1), output=None),))
+    >>> ev.outcome.value, ev.family("V4").violations
+    ('found', (Vanishing(family='V4', index=(1, -1), output=None),))
     """
     theta = _check_theta(theta)
     _check_limit(limit)
@@ -624,13 +629,28 @@ def evaluate(theta, *, limit: int | None = None, literal_definition_9: bool = Fa
         _eval_v3(theta, cs.family("V3"), sample, max_violations),
         _eval_v4(theta, cs.family("V4"), literal_definition_9, limit, sample, max_violations, v4_max_n),
     )
-    if any(r.holds is False for r in results):
-        holds = False
-    elif all(r.holds is True for r in results):
-        holds = True
+    if any(r.outcome is Outcome.FOUND for r in results):
+        outcome = Outcome.FOUND
+    elif all(r.outcome is Outcome.NONE for r in results):
+        outcome = Outcome.NONE
     else:
-        holds = None
-    return Evaluation(holds, results, theta.m, theta.n, theta.k, literal_definition_9)
+        outcome = Outcome.UNKNOWN
+    return Evaluation(outcome, results, theta.m, theta.n, theta.k, literal_definition_9)
+
+
+def evaluate_v4(theta, *, max_violations: int = 256, v4_max_n: int = V4_MAX_N) -> FamilyResult:
+    """Only the family V4 (the paper's sufficient condition, Proposition 24) at θ.
+
+    The same as ``evaluate(theta).family("V4")`` without the cost of V1–V3;
+    for n > ``v4_max_n`` the family is not enumerated (outcome UNKNOWN, with a
+    note).
+
+    >>> evaluate_v4(Shallow.make([1, 1], [[1], [1]], [0, 1], [0])).outcome.value   # σ(x) + σ(x + 1)
+    'found'
+    """
+    theta = _check_theta(theta)
+    fam = conditions(theta.m, theta.n, theta.k).family("V4")
+    return _eval_v4(theta, fam, False, None, 8, max_violations, v4_max_n)
 
 
 class _Builder:
@@ -658,8 +678,9 @@ class _Builder:
 
     def freeze(self, note: str = "") -> FamilyResult:
         total = self.fam.count
-        holds = False if self.count else (True if self.checked >= total else None)
-        return FamilyResult(self.fam.name, self.fam.reference, holds, tuple(self.violations),
+        outcome = (Outcome.FOUND if self.count else
+                   Outcome.NONE if self.checked >= total else Outcome.UNKNOWN)
+        return FamilyResult(self.fam.name, self.fam.reference, outcome, tuple(self.violations),
                             tuple(self.witnesses), self.checked, total, self.count, note)
 
 
@@ -854,127 +875,6 @@ def _beta_sum(beta, w, m: int) -> tuple[Fraction, ...]:
         elif b < 0:
             s = [x - y for x, y in zip(s, w[i])]
     return tuple(s)
-
-
-# ---------------------------------------------------------------------------
-# rendering
-# ---------------------------------------------------------------------------
-
-def _condition_text(polys, fmt) -> str:
-    if len(polys) == 1:
-        return f"{fmt(polys[0])} ≠ 0" if fmt is str else f"{fmt(polys[0])} \\neq 0"
-    body = ", ".join(fmt(p) for p in polys)
-    return f"({body}) ≠ 0" if fmt is str else f"\\left({body}\\right) \\neq 0"
-
-
-def _latex_names(expr) -> dict:
-    names = {}
-    for s in expr.free_symbols:
-        head, *idx = s.name.split("_")
-        names[s] = f"{head}_{{{','.join(idx)}}}"
-    return names
-
-
-def _tex_escape(text: str) -> str:
-    """The reference strings hold only these bits of mathematics."""
-    for plain, tex in (("π_j", r"$\pi_j$"), ("U4", "$U_4$"), ("v_i", "$v_i$")):
-        text = text.replace(plain, tex)
-    return text
-
-
-def _latex(expr) -> str:
-    return sympy.latex(expr, symbol_names=_latex_names(expr))
-
-
-def render(condition_set: ConditionSet, fmt: str = "text", limit: int | None = None) -> str:
-    """Write the conditions out as plain text or LaTeX.
-
-    Parameters
-    ----------
-    condition_set : ConditionSet
-        From :func:`conditions`.
-    fmt : {"text", "latex"}
-        Plain text (sympy's ``str``) or a LaTeX fragment (``sympy.latex``).
-    limit : int, optional
-        Show the first ``limit`` members of each family; None shows all
-        (do not pass None for large n: V4 has (3ⁿ − 1)/2 members).
-
-    Returns
-    -------
-    str
-        A header, then for each family its statement, reference and count,
-        and its first members.  A condition with several polynomials is
-        written ``(p_1, ..., p_r) ≠ 0``: not all p_s vanish.
-
-    References
-    ----------
-    Ramakrishnan 2026, Lemma 23, Proposition 24, Theorem 5, Proposition 20.
-
-    Examples
-    --------
-    >>> print(render(conditions(1, 2), limit=1))
-    Zariski conditions for Ω(m=1, n=2, k=1) (Ramakrishnan 2026, Lemma 23, Proposition 24, Theorem 5)
-    θ lies in U = U∼ ∩ U4 iff no condition vanishes; (p, q, ...) ≠ 0 means not all of p, q, ... are 0.
-    V1: v_i ≠ 0 [Ramakrishnan 2026, Lemma 23, V1] -- 2 conditions
-      v_1 ≠ 0
-      ... 1 more
-    V2: (a_i, b_i), (a_j, b_j) linearly independent (i < j): not all 2×2 minors vanish [Ramakrishnan 2026, Lemma 23, V2 (Lemma 22, Definition 8)] -- 1 condition
-      a_1_1*b_2 - a_2_1*b_1 ≠ 0
-    V3: a_i ≠ 0 [Ramakrishnan 2026, Lemma 23, V3] -- 2 conditions
-      a_1_1 ≠ 0
-      ... 1 more
-    V4: Σ_i β(i) v_i a_i ≠ 0 for every β ∈ {0,±1}ⁿ∖{0} up to sign [Ramakrishnan 2026, Proposition 24; Theorem 5 (U4)] -- 4 conditions
-      a_1_1*v_1 ≠ 0
-      ... 3 more
-    """
-    if not isinstance(condition_set, ConditionSet):
-        raise InvalidArgument(f"expected a ConditionSet, got {type(condition_set).__name__}")
-    if fmt not in ("text", "latex"):
-        raise InvalidArgument(f"fmt must be 'text' or 'latex', got {fmt!r}")
-    _check_limit(limit)
-    cs = condition_set
-    dims = f"m={cs.m}, n={cs.n}, k={cs.k}"
-    src = f"{_REF}, Lemma 23, Proposition 24, Theorem 5" + (", Proposition 20" if cs.k > 1 else "")
-    if cs.literal_definition_9:
-        src += "; V4 after Definition 9 read literally"
-    lines: list[str] = []
-    if fmt == "text":
-        lines.append(f"Zariski conditions for Ω({dims}) ({src})")
-        lines.append("θ lies in U = U∼ ∩ U4 iff no condition vanishes; "
-                     "(p, q, ...) ≠ 0 means not all of p, q, ... are 0.")
-    else:
-        lines.append(f"% Zariski conditions for Omega({dims}) ({src})")
-        lines.append(r"% (p_1, ..., p_r) \neq 0 means: not all p_s vanish")
-        lines.append(r"\begin{description}")
-    for fam in cs.families:
-        plural = "condition" if fam.count == 1 else "conditions"
-        shown = fam.count if limit is None else min(limit, fam.count)
-        if fmt == "text":
-            lines.append(f"{fam.name}: {fam.statement} [{fam.reference}] -- {fam.count} {plural}")
-        else:
-            lines.append(f"\\item[$V_{{{fam.name[1:]}}}$] {fam.statement_latex} "
-                         f"({_tex_escape(fam.reference)}): ${fam.count}$ {plural}")
-            if shown:
-                lines.append(r"  \begin{itemize}")
-        for c in cs.iter_conditions(fam.name, shown):
-            where = f"  [π_{c.output + 1}]" if c.output is not None else ""
-            if fmt == "text":
-                lines.append(f"  {_condition_text(c.polynomials, str)}{where}")
-            else:
-                tag = f" \\quad (\\pi_{{{c.output + 1}}})" if c.output is not None else ""
-                lines.append(f"  \\item ${_condition_text(c.polynomials, _latex)}{tag}$")
-        rest = fam.count - shown
-        if fmt == "text":
-            if rest:
-                lines.append(f"  ... {rest} more")
-        else:
-            if rest:
-                lines.append(f"  \\item \\ldots\\ ${rest}$ more")
-            if shown:
-                lines.append(r"  \end{itemize}")
-    if fmt == "latex":
-        lines.append(r"\end{description}")
-    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------

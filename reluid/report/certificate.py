@@ -12,10 +12,12 @@ from __future__ import annotations
 import html
 from fractions import Fraction
 
-from reluid.certificates.schema import Certificate, Trust, Verdict, to_json
+from reluid.certificates.schema import Certificate, ClaimKind, to_json
 from reluid.model.network import Network
+from reluid.verdicts import Trust, Verdict
 
-__all__ = ["generate_text", "generate_markdown", "generate_html", "generate_json", "write_report", "fmt_q"]
+__all__ = ["generate_text", "generate_markdown", "generate_html", "generate_report", "write_report", "RENDERERS",
+           "summary_line", "fmt_q", "fmt_vec"]
 
 MAX_LISTED_NEURONS = 12
 INDEX_KEYS = ("flip_set", "neurons", "neuron")
@@ -32,7 +34,7 @@ def fmt_q(x) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
-def _vec(v) -> str:
+def fmt_vec(v) -> str:
     return "(" + ", ".join(fmt_q(x) for x in v) + ")"
 
 
@@ -44,13 +46,13 @@ def _network_lines(net: Network) -> list[str]:
         lines[0] = f"θ = (M, A, b, c) ∈ Ω({t.m}, {t.n}, {t.k}), {net.n_params} parameters."
         if t.n <= MAX_LISTED_NEURONS and t.m <= 8:
             for i in range(t.n):
-                lines.append(f"neuron {i + 1}: m_{i + 1} = {_vec(t.out(i))}, a_{i + 1} = {_vec(t.A[i])}, "
+                lines.append(f"neuron {i + 1}: m_{i + 1} = {fmt_vec(t.out(i))}, a_{i + 1} = {fmt_vec(t.A[i])}, "
                              f"b_{i + 1} = {fmt_q(t.b[i])}")
-            lines.append(f"c = {_vec(t.c)}")
+            lines.append(f"c = {fmt_vec(t.c)}")
     elif net.n_params <= 80:
         for l, L in enumerate(net.layers, 1):
             rows = "; ".join(" ".join(fmt_q(x) for x in r) for r in L.weight)
-            lines.append(f"W^{l} = [{rows}], b^{l} = {_vec(L.bias)}")
+            lines.append(f"W^{l} = [{rows}], b^{l} = {fmt_vec(L.bias)}")
     return lines
 
 
@@ -58,7 +60,7 @@ def _evidence_lines(claim, net: Network) -> list[str]:
     ev = claim.evidence
     kind = claim.kind
     out = []
-    if kind == "no-flip-set":
+    if kind == ClaimKind.NO_FLIP_SET:
         method = ev.get("method")
         if method == "rank":
             out.append(f"Evidence (rank): with p = {ev.get('p')}, the {len(ev.get('rows', ()))} selected rows of "
@@ -78,12 +80,12 @@ def _evidence_lines(claim, net: Network) -> list[str]:
                        "by the checker with its own code).")
         else:
             out.append(f"Evidence ({method}): " + ", ".join(f"{k} = {v}" for k, v in ev.items() if k != "method"))
-    elif kind == "flip-set" and net.is_shallow:
+    elif kind == ClaimKind.FLIP_SET and net.is_shallow:
         t = net.shallow()
         F = [int(i) for i in ev.get("flip_set", ())]
-        terms = " + ".join(f"{_vec(t.out(i))}·{_vec(t.A[i])}ᵀ" for i in F)
+        terms = " + ".join(f"{fmt_vec(t.out(i))}·{fmt_vec(t.A[i])}ᵀ" for i in F)
         out.append(f"Identity: Σ_{{i∈F}} m_i a_iᵀ = {terms} = 0.")
-    elif kind == "paper-condition" and ev.get("violation"):
+    elif kind == ClaimKind.PAPER_CONDITION and ev.get("violation"):
         out.append(f"Vanishing: β = {list(ev['violation']['beta'])}.")
     if claim.trust is Trust.SOLVER:
         s = claim.solver or {}
@@ -154,14 +156,35 @@ def generate_html(cert: Certificate, network: Network | None = None, title: str 
             "li{margin:.3em 0}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def generate_json(cert: Certificate, network: Network | None = None, title: str | None = None) -> str:
+def _certificate_json(cert: Certificate, network: Network | None = None, title: str | None = None) -> str:
     return to_json(cert)
 
 
 RENDERERS = {"text": generate_text, "md": generate_markdown, "markdown": generate_markdown,
-             "html": generate_html, "json": generate_json}
+             "html": generate_html, "json": _certificate_json}
+
+
+def generate_report(cert: Certificate, fmt: str = "text", network: Network | None = None,
+                    title: str | None = None) -> str:
+    """The report of ``cert`` in ``fmt`` (text, md, html or json; json is the certificate itself)."""
+    return RENDERERS[fmt](cert, network, title)
 
 
 def write_report(cert: Certificate, path, fmt: str = "md", network: Network | None = None, title=None) -> None:
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(RENDERERS[fmt](cert, network, title))
+        fh.write(generate_report(cert, fmt, network, title))
+
+
+def summary_line(cert: Certificate) -> str:
+    """One line: verdict, mechanism or evidence, solver label (audit output and JUnit messages)."""
+    s = cert.verdict.value
+    if cert.witness is not None:
+        s += f" (mechanism: {cert.witness.mechanism})"
+    methods = [c.evidence.get("method") for c in cert.claims if c.kind == ClaimKind.NO_FLIP_SET]
+    if methods:
+        s += f" (no flip set: {methods[0]} certificate)"
+    if cert.rests_on_solver:
+        s += " [rests on z3]"
+    if cert.reason:
+        s += f": {cert.reason}"
+    return s

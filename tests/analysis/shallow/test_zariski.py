@@ -20,9 +20,10 @@ from reluid.analysis.shallow.zariski import (
     evaluate,
     iter_signs,
     parameter_symbols,
-    render,
     substitution,
 )
+from reluid.report.conditions import generate_conditions as render
+from reluid.verdicts import Outcome
 from reluid.errors import InvalidArgument, NotShallow
 from reluid.model.network import Network, Shallow
 
@@ -177,7 +178,7 @@ def test_sympy_polynomials_agree_with_exact_evaluation(m, n, k, literal):
             res = ev.family(fam)
             assert {(v.index, v.output) for v in res.violations} == vanishing
             assert res.violation_count == len(vanishing)
-            assert res.holds is (not vanishing)
+            assert res.outcome is (Outcome.FOUND if vanishing else Outcome.NONE)
             assert res.checked == res.total == cs.count(fam)
             assert len(res.witnesses_sample) == len(conds) - len(vanishing)
             for w in res.witnesses_sample:
@@ -185,7 +186,7 @@ def test_sympy_polynomials_agree_with_exact_evaluation(m, n, k, literal):
                 assert w.value != 0
                 assert sympy.Rational(c.polynomials[w.position].xreplace(sub)) == _q(w.value)
                 assert sympy.sympify(w.where).xreplace(sub) == _q(w.value)
-        assert ev.holds is all(ev.family(f).holds for f in FAMILIES)
+        assert (ev.outcome is Outcome.NONE) is all(ev.family(f).outcome is Outcome.NONE for f in FAMILIES)
 
 
 def test_rational_entries_evaluate_exactly():
@@ -224,7 +225,7 @@ def test_violation_sample_is_capped_but_counted_exactly():
     expected = (sum(math.comb(n, 2 * s) * math.comb(2 * s, s) for s in range(n // 2 + 1)) - 1) // 2
     assert res.violation_count == expected
     assert len(res.violations) == 5
-    assert res.holds is False
+    assert res.outcome is Outcome.FOUND
 
 
 # ---------------------------------------------------------------------------
@@ -233,9 +234,9 @@ def test_violation_sample_is_capped_but_counted_exactly():
 
 def test_relu_plus_shift_violates_v4_at_one_minus_one():
     ev = evaluate(RELU_PLUS_SHIFT)
-    assert ev.holds is False
+    assert ev.outcome is Outcome.FOUND
     for fam in ("V1", "V2", "V3"):
-        assert ev.family(fam).holds is True
+        assert ev.family(fam).outcome is Outcome.NONE
     v4 = ev.family("V4")
     assert v4.violations == (Vanishing("V4", (1, -1)),)
     assert v4.violation_count == 1 and v4.checked == v4.total == 4
@@ -243,21 +244,21 @@ def test_relu_plus_shift_violates_v4_at_one_minus_one():
 
 def test_literal_definition_9_holds_but_weighted_v4_fails():
     literal = evaluate(LITERAL_DEF9, literal_definition_9=True)
-    assert literal.holds is True
+    assert literal.outcome is Outcome.NONE
     assert literal.family("V4").violations == ()
     assert "Definition 9" in literal.family("V4").reference
 
     weighted = evaluate(LITERAL_DEF9)
-    assert weighted.holds is False
+    assert weighted.outcome is Outcome.FOUND
     assert weighted.family("V4").violations == (Vanishing("V4", (1, 1)),)   # 2·1 + (−1)·2 = 0
-    assert all(weighted.family(f).holds for f in ("V1", "V2", "V3"))
+    assert all(weighted.family(f).outcome is Outcome.NONE for f in ("V1", "V2", "V3"))
 
 
 def test_generic_theta_satisfies_every_condition():
     ev = evaluate(GENERIC)
-    assert ev.holds is True
+    assert ev.outcome is Outcome.NONE
     for res in ev.families:
-        assert res.holds is True and res.violations == () and res.checked == res.total
+        assert res.outcome is Outcome.NONE and res.violations == () and res.checked == res.total
     assert ev.family("V4").total == 13
     assert (ev.m, ev.n, ev.k) == (2, 3, 1)
 
@@ -265,18 +266,18 @@ def test_generic_theta_satisfies_every_condition():
 def test_zero_row_violates_v3():
     ev = evaluate(ZERO_A_ROW)
     assert ev.family("V3").violations == (Vanishing("V3", (1,)),)
-    assert ev.family("V3").holds is False
-    assert ev.family("V1").holds is True
-    assert ev.holds is False
+    assert ev.family("V3").outcome is Outcome.FOUND
+    assert ev.family("V1").outcome is Outcome.NONE
+    assert ev.outcome is Outcome.FOUND
 
 
 def test_proportional_rows_violate_v2():
     ev = evaluate(PROPORTIONAL)
     v2 = ev.family("V2")
     assert v2.violations == (Vanishing("V2", (0, 1)),)
-    assert v2.holds is False and v2.violation_count == 1
+    assert v2.outcome is Outcome.FOUND and v2.violation_count == 1
     assert {w.index for w in v2.witnesses_sample} == {(0, 2), (1, 2)}
-    assert ev.family("V3").holds is True
+    assert ev.family("V3").outcome is Outcome.NONE
 
 
 def test_zero_row_with_bias_is_dependent_only_if_the_whole_row_vanishes():
@@ -292,8 +293,8 @@ def test_multi_output_checks_each_projection():
     ev = evaluate(theta)
     assert ev.family("V4").violations == (Vanishing("V4", (1, -1), 0),)
     assert ev.family("V4").total == 8
-    assert ev.family("V1").holds is True
-    assert ev.holds is False
+    assert ev.family("V1").outcome is Outcome.NONE
+    assert ev.outcome is Outcome.FOUND
     # a zero output weight in the second projection only
     theta = Shallow.make([[1, 2], [3, 0]], [[1], [5]], [0, 1], [0, 0])
     assert evaluate(theta).family("V1").violations == (Vanishing("V1", (1,), 1),)
@@ -309,13 +310,13 @@ def test_large_n_v4_not_enumerated_without_limit():
     start = time.perf_counter()
     ev = evaluate(theta)
     v4 = ev.family("V4")
-    assert v4.holds is None and v4.checked == 0 and v4.total == (3 ** n - 1) // 2
+    assert v4.outcome is Outcome.UNKNOWN and v4.checked == 0 and v4.total == (3 ** n - 1) // 2
     assert "not enumerated" in v4.note
-    assert ev.holds is None
-    assert all(ev.family(f).holds for f in ("V1", "V2", "V3"))
+    assert ev.outcome is Outcome.UNKNOWN
+    assert all(ev.family(f).outcome is Outcome.NONE for f in ("V1", "V2", "V3"))
 
     limited = evaluate(theta, limit=500).family("V4")
-    assert limited.checked == 500 and limited.holds is None and limited.violations == ()
+    assert limited.checked == 500 and limited.outcome is Outcome.UNKNOWN and limited.violations == ()
     assert time.perf_counter() - start < 5.0
 
 
@@ -325,7 +326,7 @@ def test_limit_finds_an_early_violation_for_large_n():
     A[5] = [1]   # neurons 0 and 5 have v_i a_i = 1: β = e_0 − e_5 cancels
     theta = Shallow.make([1] * n, A, list(range(n)), [0])
     v4 = evaluate(theta, limit=1000).family("V4")
-    assert v4.holds is False
+    assert v4.outcome is Outcome.FOUND
     beta = tuple(1 if i == 0 else -1 if i == 5 else 0 for i in range(n))
     assert Vanishing("V4", beta) in v4.violations
 

@@ -10,12 +10,15 @@ import os
 import numpy as np
 import pytest
 
-from reluid.analysis.deep.survey import (PAPER_FIGURE6, SurveyConfig, architecture_for, generate_json,
-                                         generate_markdown, random_network, run_survey, survey_task,
-                                         wilson_interval, write_plot)
+from reluid.analysis.deep.survey import (PAPER_FIGURE6, SurveyConfig, architecture_for, random_network, run_survey,
+                                         survey_task, wilson_interval)
+from reluid.report.survey import generate_survey_json as generate_json
+from reluid.report.survey import generate_survey_markdown as generate_markdown
+from reluid.report.survey import write_survey_plot as write_plot
 from reluid.errors import InvalidArgument
+from tests.paths import REPORTS as REPORTS_DIR, ROOT
 
-REPORTS = os.path.join(os.path.dirname(__file__), os.pardir, "reports")
+REPORTS = str(REPORTS_DIR)
 TINY = SurveyConfig(depth=3, width=3, networks=6, seed=5, points_factor=5)
 
 
@@ -125,9 +128,9 @@ def test_committed_report_is_reproducible():
 def test_figure6_redrawn_from_committed_json(tmp_path):
     pytest.importorskip("matplotlib")
     import os
-    from reluid.analysis.deep.survey import plot_from_json
+    from reluid.report.survey import plot_from_json
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = str(ROOT)
     out = tmp_path / "fig.png"
     plot_from_json(os.path.join(root, "reports", "survey.json"), out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -12,6 +12,7 @@ from reluid.analysis.shallow.orbit import canonical_form, is_canonical, same_orb
 from reluid.analysis.shallow.stabilizer import stabilizer
 from reluid.model.network import Shallow
 from reluid.model.symmetry import GroupElement
+from reluid.verdicts import Outcome
 from tests.catalogue import CATALOGUE, by_name
 from tests.strategies import random_generic, random_group_element, random_input, random_shallow
 
@@ -243,8 +244,8 @@ def test_stabilizer_complete_according_to_z3(seed):
         for j in comp:
             label[j] = ci
     classes = [("zero" if j in st.zero_neurons else label.get(j, f"single{j}")) for j in range(t.n)]
-    assert stabilizer_escapes(t, classes) == "unsat"
+    assert stabilizer_escapes(t, classes) is Outcome.NONE
     # and with a deliberately wrong (too fine) labelling z3 must find an escape when |S| > 1
     if st.components:
         wrong = list(range(t.n))
-        assert stabilizer_escapes(t, wrong) == "sat"
+        assert stabilizer_escapes(t, wrong) is Outcome.FOUND

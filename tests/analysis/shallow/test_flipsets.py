@@ -17,7 +17,9 @@ from reluid.analysis.shallow.flipsets import (
     ENUMERATE_MAX_FREE, LATTICE_MAX_N, METHODS, MITM_MAX_N, FlipSetResult, all_flip_sets, count_flip_sets,
     find_flip_set, flip_matrix, is_flip_set,
 )
+from reluid.certificates.build import flip_claim
 from reluid.certificates.schema import Claim, Trust
+from reluid.verdicts import Outcome
 from reluid.checker.registry import VERIFIERS, Context
 from reluid.errors import CheckFailed, InvalidArgument, NotShallow
 from reluid.model.network import Network, Shallow
@@ -42,7 +44,7 @@ def brute_force(theta: Shallow) -> set[frozenset]:
 
 
 def verify(theta, claim_or_result):
-    claim = claim_or_result.claim() if isinstance(claim_or_result, FlipSetResult) else claim_or_result
+    claim = flip_claim(claim_or_result) if isinstance(claim_or_result, FlipSetResult) else claim_or_result
     return VERIFIERS[claim.kind](claim.evidence, Context(theta.to_network(), claim.id,
                                                           claim.trust.value == "solver"))
 
@@ -57,7 +59,7 @@ def rejects(theta, kind, evidence):
 
 
 def thawed(result):
-    return json.loads(json.dumps(result.claim().to_dict()))["evidence"]
+    return json.loads(json.dumps(flip_claim(result).to_dict()))["evidence"]
 
 
 def random_theta(rng: random.Random, m, n, k, lo=-4, hi=4, plant=False):
@@ -109,14 +111,14 @@ def test_theorem5_literal_counterexample_is_a_flip_set():
     theta = Shallow.make([2, -1], [[1], [2]], [0, 1], [0])
     assert is_flip_set(theta, {0, 1}) and not is_flip_set(theta, {0}) and not is_flip_set(theta, set())
     res = find_flip_set(theta)
-    assert res.status == "found" and res.flip_set == {0, 1}
+    assert res.outcome == "found" and res.flip_set == {0, 1}
     assert "Σ" in verify(theta, res)
 
 
 def test_sigma_x_plus_sigma_x_plus_one_has_no_flip_set():
     theta = Shallow.make([1, 1], [[1], [1]], [0, 1], [0])
     res = find_flip_set(theta)
-    assert res.status == "none" and res.trust == "checked"
+    assert res.outcome == "none" and res.trust == "checked"
     verify(theta, res)
     assert count_flip_sets(theta) == 1
 
@@ -151,7 +153,7 @@ def test_input_validation():
     deep = Network.from_lists([([[1]], [0]), ([[1]], [0]), ([[1]], [0])])
     with pytest.raises(NotShallow):
         find_flip_set(deep)
-    assert find_flip_set(theta.to_network()).status == "none"
+    assert find_flip_set(theta.to_network()).outcome == "none"
 
 
 # ---------------------------------------------------------------------------
@@ -168,8 +170,8 @@ def test_auto_agrees_with_brute_force(seed):
         theta = random_theta(rng, m, n, k, plant=plant)
         expected = brute_force(theta)
         res = find_flip_set(theta, seed=seed)
-        assert res.status == ("found" if expected else "none"), (theta, res)
-        if res.status == "found":
+        assert res.outcome == ("found" if expected else "none"), (theta, res)
+        if res.outcome == "found":
             assert res.flip_set in expected
         verify(theta, res)
         assert count_flip_sets(theta) == len(expected) + 1
@@ -185,15 +187,15 @@ def test_each_method_is_sound_and_checked(method):
         theta = random_theta(rng, m, n, k, plant=rng.random() < 0.3)
         expected = brute_force(theta)
         res = find_flip_set(theta, method=method)
-        if res.status == "found":
+        if res.outcome == "found":
             assert res.flip_set in expected
-        elif res.status == "none":
+        elif res.outcome == "none":
             assert not expected
             assert res.evidence["method"] == method
             verify(theta, res)
         else:
             assert res.reason
-        decided += res.status != "unknown"
+        decided += res.outcome != "unknown"
         for name, seconds, outcome in res.stats:
             assert isinstance(name, str) and seconds >= 0 and isinstance(outcome, str)
     assert decided >= (5 if method == "rank" else 20)
@@ -206,10 +208,10 @@ def test_multi_output_flip_sets_are_joint():
         alone = Shallow.make([theta.M[j]], theta.A, theta.b, [0])
         assert brute_force(alone)
     res = find_flip_set(theta)
-    assert res.status == "none"
+    assert res.outcome == "none"
     verify(theta, res)
     for method in ("enumerate", "mitm", "z3"):
-        assert find_flip_set(theta, method=method).status == "none"
+        assert find_flip_set(theta, method=method).outcome == "none"
     assert count_flip_sets(theta) == 1
 
 
@@ -225,7 +227,7 @@ def test_count_includes_empty_set_and_limit():
 def test_zero_width():
     theta = Shallow(M=((),), A=(), b=(), c=(Fraction(0),), m=1)
     res = find_flip_set(theta)
-    assert res.status == "none"
+    assert res.outcome == "none"
     assert res.evidence["rows"] == ()
     verify(theta, res)
     assert count_flip_sets(theta) == 1
@@ -238,7 +240,7 @@ def test_zero_width():
 def test_rank_certificate_float32_wide_output():
     theta = float_theta(m=20, n=64, k=5, seed=1)     # km = 100 ≥ n
     res = find_flip_set(theta)
-    assert (res.status, res.method) == ("none", "rank")
+    assert (res.outcome, res.method) == ("none", "rank")
     assert len(res.evidence["rows"]) == 64
     verify(theta, res)
 
@@ -246,7 +248,7 @@ def test_rank_certificate_float32_wide_output():
 def test_lattice_certificate_float32():
     theta = float_theta(m=10, n=60, k=1, seed=2)
     res = find_flip_set(theta)
-    assert (res.status, res.method) == ("none", "lattice")
+    assert (res.outcome, res.method) == ("none", "lattice")
     ev = res.evidence
     assert len(ev["basis"]) == 50 and len(ev["inverse"]) == 60 and len(ev["rank_rows"]) == 10
     assert "{0,±1}" in verify(theta, res)
@@ -264,10 +266,10 @@ def test_enumerate_certificate_small_kernel_large_n():
     A[38] = [3 * x for x in A[1]]
     theta = Shallow.make(M, A, list(theta.b), list(theta.c))
     res = find_flip_set(theta, method="enumerate")
-    assert res.status == "none"
+    assert res.outcome == "none"
     verify(theta, res)
     auto = find_flip_set(theta)
-    assert auto.status == "none" and auto.method in ("lattice", "enumerate")
+    assert auto.outcome == "none" and auto.method in ("lattice", "enumerate")
     verify(theta, auto)
 
 
@@ -280,7 +282,7 @@ def test_planted_flip_set_in_float_network_is_found():
     A[11] = [-(x + y) for x, y in zip(A[3], A[7])]
     theta = Shallow.make(M, A, list(base.b), list(base.c))
     res = find_flip_set(theta)
-    assert res.status == "found" and is_flip_set(theta, res.flip_set)
+    assert res.outcome == "found" and is_flip_set(theta, res.flip_set)
     verify(theta, res)
     assert brute_force_small_support(theta, 3) <= set(all_flip_sets(theta))
 
@@ -292,7 +294,7 @@ def brute_force_small_support(theta, s):
 def test_mitm_certificate_float32():
     theta = float_theta(m=2, n=34, k=1, seed=5)
     res = find_flip_set(theta, method="mitm")
-    assert res.status == "none" and res.evidence == {"method": "mitm", "n": 34}
+    assert res.outcome == "none" and res.evidence == {"method": "mitm", "n": 34}
     verify(theta, res)
 
 
@@ -301,12 +303,12 @@ def test_zero_subset_sum_mitm_finds_and_certifies():
     v = [rng.randint(1, 10**13) * rng.choice([1, -1]) for _ in range(30)]
     theta = Shallow.make(v, [[1]] * 30, list(range(30)), [0])
     res = find_flip_set(theta)
-    assert res.status == "none", res
+    assert res.outcome == "none", res
     verify(theta, res)
     v[-1] = -(v[0] + v[5] + v[17])               # plant F = {0, 5, 17, 29}
     theta = Shallow.make(v, [[1]] * 30, list(range(30)), [0])
     res = find_flip_set(theta)
-    assert res.status == "found" and is_flip_set(theta, res.flip_set)
+    assert res.outcome == "found" and is_flip_set(theta, res.flip_set)
 
 
 # ---------------------------------------------------------------------------
@@ -321,10 +323,10 @@ def test_z3_agrees_with_brute_force(encoding):
         theta = random_theta(rng, m, n, k, plant=rng.random() < 0.4)
         expected = brute_force(theta)
         res = find_flip_set(theta, method="z3", encoding=encoding)
-        assert res.status == ("found" if expected else "none")
-        if res.status == "none":
+        assert res.outcome == ("found" if expected else "none")
+        if res.outcome == "none":
             assert res.trust == "solver" and res.solver["name"] == "z3"
-            claim = res.claim()
+            claim = flip_claim(res)
             assert claim.trust is Trust.SOLVER
             verify(theta, claim)            # n ≤ 44: the checker re-checks by meet in the middle
         else:
@@ -335,14 +337,14 @@ def test_z3_query_directly_and_relaxation():
     assert solve_flip_set([[1, 2, -3]], 3).flip_set == frozenset({0, 1, 2})
     assert solve_flip_set([[Fraction(1, 3), Fraction(-1, 3)]], 2, encoding="real").flip_set == frozenset({0, 1})
     # an unsat with fewer rows is still a proof for all rows; a sat may be spurious
-    assert solve_flip_set([[1, 1], [1, -1]], 2).status == "unsat"
-    assert solve_flip_set([], 2).status == "sat"
+    assert solve_flip_set([[1, 1], [1, -1]], 2).outcome is Outcome.NONE
+    assert solve_flip_set([], 2).outcome is Outcome.FOUND
     with pytest.raises(InvalidArgument):
         solve_flip_set([[1, 2]], 3)
     with pytest.raises(InvalidArgument):
         solve_flip_set([[1]], 1, encoding="bdd")
     out = solve_flip_set([[1, 2, 4]], 3, config=SolverConfig(seed=3, timeout_ms=5000))
-    assert out.status == "unsat" and out.solver["seed"] == 3
+    assert out.outcome is Outcome.NONE and out.solver["seed"] == 3
 
 
 def test_z3_certificate_for_large_n_is_not_independently_checkable():
@@ -364,9 +366,9 @@ def test_z3_certificate_for_large_n_is_not_independently_checkable():
 def test_timeout_is_unknown_never_none():
     theta = float_theta(m=3, n=70, k=1, seed=8)     # lattice bound fails, n > 44
     res = find_flip_set(theta, timeout=0.5)
-    assert res.status == "unknown" and res.flip_set is None
+    assert res.outcome == "unknown" and res.flip_set is None
     assert "timeout" in res.reason or "unknown" in res.reason
-    assert res.claim() is None
+    assert flip_claim(res) is None
     assert count_flip_sets(theta, timeout=0.5) is None
 
 
@@ -374,12 +376,12 @@ def test_forced_method_that_does_not_apply_is_unknown():
     theta = float_theta(m=2, n=50, k=1, seed=9)
     for method in ("rank", "enumerate", "mitm", "lattice"):
         res = find_flip_set(theta, method=method)
-        assert res.status == "unknown" and res.reason
+        assert res.outcome == "unknown" and res.reason
 
 
 def test_progress_bar_runs():
     theta = float_theta(m=1, n=30, k=1, seed=10)
-    assert find_flip_set(theta, method="mitm", progress=True).status == "none"
+    assert find_flip_set(theta, method="mitm", progress=True).outcome == "none"
 
 
 # ---------------------------------------------------------------------------
@@ -428,7 +430,7 @@ def test_prime_dividing_a_denominator_rejected():
 def lattice_case():
     theta = float_theta(m=3, n=14, k=1, seed=13)
     res = find_flip_set(theta, method="lattice")
-    assert res.status == "none"
+    assert res.outcome == "none"
     return theta, thawed(res)
 
 
@@ -536,7 +538,7 @@ def test_checker_imports_only_allowed_modules():
 def test_rank_784_512_10():
     theta = float_theta(m=784, n=512, k=10, seed=0)
     res = find_flip_set(theta)
-    assert (res.status, res.method) == ("none", "rank")
+    assert (res.outcome, res.method) == ("none", "rank")
     verify(theta, res)
 
 
@@ -544,7 +546,7 @@ def test_rank_784_512_10():
 def test_lattice_m10_n100():
     theta = float_theta(m=10, n=100, k=1, seed=0)
     res = find_flip_set(theta)
-    assert (res.status, res.method) == ("none", "lattice")
+    assert (res.outcome, res.method) == ("none", "lattice")
     verify(theta, res)
 
 
@@ -552,7 +554,7 @@ def test_lattice_m10_n100():
 def test_mitm_n44():
     theta = float_theta(m=2, n=MITM_MAX_N, k=1, seed=0)
     res = find_flip_set(theta)
-    assert (res.status, res.method) == ("none", "mitm")
+    assert (res.outcome, res.method) == ("none", "mitm")
     verify(theta, res)
 
 

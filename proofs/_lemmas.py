@@ -36,6 +36,7 @@ import z3
 
 from reluid.errors import InvalidArgument
 from reluid.smt.solver import SolverConfig, check, isolated, make_solver, rational_to_z3, z3_to_rational
+from reluid.verdicts import Outcome
 
 __all__ = [
     "LemmaResult",
@@ -60,9 +61,9 @@ class LemmaResult:
 
     Attributes
     ----------
-    status : str
-        ``"unsat"`` (the statement holds at this size, resting on z3),
-        ``"sat"`` (a candidate counterexample in :attr:`model`) or ``"unknown"``.
+    outcome : Outcome
+        NONE (unsat: the statement holds at this size, resting on z3), FOUND
+        (sat: a candidate counterexample in :attr:`model`) or UNKNOWN.
     model : Mapping[str, Fraction | bool] or None
         Exact values of the named unknowns when ``sat``.
     reason : str or None
@@ -73,19 +74,16 @@ class LemmaResult:
         The query in one line.
     """
 
-    status: str
+    outcome: Outcome
     model: Mapping[str, Any] | None = None
     reason: str | None = None
     solver: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     query: str = ""
 
     @property
-    def unsat(self) -> bool:
-        return self.status == "unsat"
-
-    @property
-    def sat(self) -> bool:
-        return self.status == "sat"
+    def answer(self) -> str:
+        """z3's own word for the outcome (``"sat"``, ``"unsat"`` or ``"unknown"``), as the reports quote it."""
+        return {Outcome.FOUND: "sat", Outcome.NONE: "unsat", Outcome.UNKNOWN: "unknown"}[self.outcome]
 
 
 def _config(timeout: float, seed: int = 0) -> SolverConfig:
@@ -102,8 +100,8 @@ def _solve(constraints: Sequence, named: Mapping[str, Any], timeout: float, quer
     s.add(*constraints)
     out = check(s, config)
     desc = MappingProxyType(config.describe())
-    if out.status != "sat":
-        return LemmaResult(out.status, None, out.reason, desc, query)
+    if out.outcome is not Outcome.FOUND:
+        return LemmaResult(out.outcome, None, out.reason, desc, query)
     model = {}
     for name, term in named.items():
         val = out.model.eval(term, model_completion=True)
@@ -113,8 +111,8 @@ def _solve(constraints: Sequence, named: Mapping[str, Any], timeout: float, quer
             try:
                 model[name] = z3_to_rational(val)
             except ValueError as e:
-                return LemmaResult("unknown", None, f"model value of {name} is not rational: {e}", desc, query)
-    return LemmaResult("sat", MappingProxyType(model), None, desc, query)
+                return LemmaResult(Outcome.UNKNOWN, None, f"model value of {name} is not rational: {e}", desc, query)
+    return LemmaResult(Outcome.FOUND, MappingProxyType(model), None, desc, query)
 
 
 def _relu(e):
@@ -198,7 +196,7 @@ def fixed_by_permutation(perm: Sequence[int], m: int, *, timeout: float = 60.0) 
 
     Examples
     --------
-    >>> fixed_by_permutation((1, 2, 0), m=1).status
+    >>> fixed_by_permutation((1, 2, 0), m=1).answer
     'unsat'
     """
     n = len(perm)
@@ -209,7 +207,7 @@ def fixed_by_permutation(perm: Sequence[int], m: int, *, timeout: float = 60.0) 
     goal = [z3.Or([x != y for x, y in zip(neuron[i], neuron[j])])
             for c in _cycles(perm) for i, j in itertools.combinations(c, 2)]
     if not goal:
-        return LemmaResult("unsat", query=f"p = {list(perm)}: every cycle is a fixed point",
+        return LemmaResult(Outcome.NONE, query=f"p = {list(perm)}: every cycle is a fixed point",
                            solver=MappingProxyType(_config(timeout).describe()))
     return _solve(hyp + [z3.Or(goal)], t.named(), timeout,
                   f"p = {tuple(perm)}, m = {m}: p·θ = θ ∧ ∃ i, j in one cycle with θ_i ≠ θ_j")
@@ -311,10 +309,10 @@ def shallow_transform(kind: str, m: int, n: int, *, i: int = 0, j: int = 1, hypo
 
     Examples
     --------
-    >>> shallow_transform("merge", 1, 2).status
+    >>> shallow_transform("merge", 1, 2).answer
     'unsat'
     >>> res = shallow_transform("merge-as-extracted", 1, 2)
-    >>> res.status, res.model["lambda"] != 1
+    >>> res.answer, res.model["lambda"] != 1
     ('sat', True)
     """
     if kind not in SHALLOW_TRANSFORMS:
@@ -406,7 +404,7 @@ def affine_not_paired(m: int, n: int, *, paired_goal: bool = True, timeout: floa
 
     Examples
     --------
-    >>> affine_not_paired(2, 3).status, affine_not_paired(1, 2, paired_goal=False).status
+    >>> affine_not_paired(2, 3).answer, affine_not_paired(1, 2, paired_goal=False).answer
     ('unsat', 'sat')
     """
     _check_size(m, n)
@@ -476,11 +474,11 @@ def hidden_symmetry_1d(n: int, *, condition: str = "prop24", theta=None, normali
 
     Examples
     --------
-    >>> hidden_symmetry_1d(2).status                       # Proposition 24, n = 2
+    >>> hidden_symmetry_1d(2).answer                       # Proposition 24, n = 2
     'unsat'
-    >>> hidden_symmetry_1d(2, condition="none", theta=([1, 1], [1, 1], [0, 1])).status   # σ(x) + σ(x+1)
+    >>> hidden_symmetry_1d(2, condition="none", theta=([1, 1], [1, 1], [0, 1])).answer   # σ(x) + σ(x+1)
     'unsat'
-    >>> hidden_symmetry_1d(2, condition="none", theta=([2, -1], [1, 2], [0, 1])).status  # {1, 2} is a flip set
+    >>> hidden_symmetry_1d(2, condition="none", theta=([2, -1], [1, 2], [0, 1])).answer  # {1, 2} is a flip set
     'sat'
     """
     if condition not in CONDITIONS_1D:
@@ -763,7 +761,7 @@ def composition_preimage_lemma(*, timeout: float = 60.0) -> LemmaResult:
 
     Examples
     --------
-    >>> composition_preimage_lemma().status
+    >>> composition_preimage_lemma().answer
     'unsat'
     """
     A, B = z3.DeclareSort("A"), z3.DeclareSort("B")

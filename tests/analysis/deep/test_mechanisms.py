@@ -10,8 +10,8 @@ from fractions import Fraction as F
 import pytest
 
 import reluid.checker.deep as checker_deep
-from reluid.analysis.deep import (certify_deep, deep_orbit_canonical, detect_mechanisms, is_deep_canonical,
-                                  orbit_element, same_orbit)
+from reluid.analysis.deep import canonical_form, decide_deep, detect_mechanisms, is_canonical, same_orbit
+from reluid.certificates.build import certificate_from_deep_decision
 from reluid.analysis.deep.mechanisms import (ALWAYS_ACTIVE, DEAD, LAYER_FLIP, NEVER_COACTIVE, Mechanism,
                                              layer_flip_sets)
 from reluid.certificates.schema import Trust, Verdict, from_json, to_json
@@ -20,7 +20,12 @@ from reluid.errors import CheckFailed, InvalidArgument
 from reluid.model import Network
 from reluid.model.symmetry import GroupElement, act_layers
 from reluid.smt.deep import Condition, find_input
-from reluid.smt.solver import SolverConfig, SolverOutcome
+from reluid.smt.solver import SolverAnswer, SolverConfig
+from reluid.verdicts import Outcome
+
+
+def certify_deep(net, **options):
+    return certificate_from_deep_decision(decide_deep(net, **options))
 
 N = Network.from_lists
 
@@ -77,7 +82,7 @@ def test_planted_mechanism_found_with_valid_witness(name, net, kind, layer, neur
     theta2 = m.witness(net)
     assert theta2 != net
     assert all(net(x) == theta2(x) for x in random_inputs(net.input_dim))   # same function
-    assert orbit_element(net, theta2) is None                               # outside the orbit
+    assert same_orbit(net, theta2) is None                               # outside the orbit
     assert checker_deep.outside_orbit(net, theta2) is True                  # the checker agrees
 
 
@@ -125,7 +130,7 @@ def test_shallow_is_not_our_job():
 
 def test_solver_unknown_never_becomes_a_verdict(monkeypatch):
     import reluid.smt.deep as smt_deep
-    monkeypatch.setattr(smt_deep, "check", lambda s, cfg: SolverOutcome("unknown", None, "timeout", cfg))
+    monkeypatch.setattr(smt_deep, "check", lambda s, cfg: SolverAnswer(Outcome.UNKNOWN, None, "timeout", cfg))
     rep = detect_mechanisms(DEAD_SOLVER, solver="always", timeout=30)
     assert not any(m.method == "solver" for m in rep.mechanisms)
     assert any("timeout" in why for _, why in rep.undecided)
@@ -142,10 +147,10 @@ def test_solver_budget_exhausted_is_recorded():
 
 def test_find_input_sat_is_exactly_rechecked():
     res = find_input(COACTIVE, [Condition(1, 1, ">0"), Condition(2, 0, ">0")], SolverConfig(seed=3, timeout_ms=5000))
-    assert res.sat
+    assert res.outcome is Outcome.FOUND
     pre = COACTIVE.preactivations(res.point)
     assert pre[0][1] > 0 and pre[1][0] > 0
-    assert find_input(COACTIVE, [Condition(1, 0, ">0"), Condition(2, 0, ">0")]).unsat
+    assert find_input(COACTIVE, [Condition(1, 0, ">0"), Condition(2, 0, ">0")]).outcome is Outcome.NONE
     with pytest.raises(InvalidArgument):
         find_input(COACTIVE, [Condition(3, 0, ">0")])
     with pytest.raises(InvalidArgument):
@@ -172,27 +177,27 @@ def test_orbit_canonical_form_and_membership():
         net = _random_net(rng, arch)
         gs = tuple(_random_g(rng, n) for n in net.hidden_widths)
         other = act_layers(gs, net)
-        found = orbit_element(net, other)
+        found = same_orbit(net, other)
         assert found is not None and act_layers(found, net) == other
         try:
-            canon, hs = deep_orbit_canonical(net)
+            canon, hs = canonical_form(net)
         except InvalidArgument:  # a zero incoming row: the normal form is undefined
             assert any(not any(w) and not b for L in net.layers[:-1] for w, b in zip(L.weight, L.bias))
             continue
         assert act_layers(hs, net) == canon
-        assert is_deep_canonical(canon)
-        assert deep_orbit_canonical(other)[0] == canon
+        assert is_canonical(canon)
+        assert canonical_form(other)[0] == canon
         assert checker_deep.orbit_form(net) == checker_deep.orbit_form(other)
 
 
 def test_orbit_distinguishes_sign_changes_and_zero_rows():
     net = N([([[0, 0], [1, 1]], [0, 1]), ([[1, 2], [3, -1]], [0, 0]), ([[1, 1]], [0])])
     g = (GroupElement((1, 0), (F(2), F(5))), GroupElement((0, 1), (F(1), F(3))))
-    assert same_orbit(net, act_layers(g, net))          # the zero row is handled by orbit_element
+    assert same_orbit(net, act_layers(g, net)) is not None     # the zero row is handled by same_orbit
     flipped = N([([[0, 0], [1, 1]], [0, 1]), ([[-1, 2], [3, -1]], [0, 0]), ([[1, 1]], [0])])
-    assert not same_orbit(net, flipped)
+    assert same_orbit(net, flipped) is None
     with pytest.raises(InvalidArgument):
-        deep_orbit_canonical(net)
+        canonical_form(net)
     assert checker_deep.outside_orbit(net, flipped) is None   # the checker refuses to guess
 
 

@@ -5,8 +5,9 @@ import re
 
 
 from reluid.cli.main import main
+from tests.paths import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = str(ROOT)
 
 
 def _normalise(text: str) -> str:

@@ -7,8 +7,9 @@ import os
 import pytest
 
 from reluid.cli.main import main
+from tests.paths import EXAMPLES
 
-EX = os.path.join(os.path.dirname(__file__), "..", "examples", "networks")
+EX = str(EXAMPLES)
 
 
 def run(*argv):

@@ -26,10 +26,9 @@ from reluid.errors import InvalidArgument, InvalidNetwork, UnsupportedOperator
 from reluid.io import generate_json, load, parse_network, read_network, save, write_network
 from reluid.io.loader import exact_values
 from reluid.model.network import Layer, Network
+from tests.paths import EXAMPLES, ROOT
 
 F = Fraction
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples" / "networks"
 F32_TENTH = F(13421773, 134217728)  # float32(0.1), exactly
 
 # A network with exact rationals (JSON only) and one that float64 holds exactly.

@@ -1,0 +1,262 @@
+"""Shared working state of the flip-set methods: the problem, primes, clock, progress, method results.
+
+Nothing here decides anything: :class:`Problem` holds θ's integer factors
+and residues modulo a prime, :class:`Clock` and :class:`Progress` bound and
+show long work, and every method returns a :class:`MethodResult` whose
+``outcome`` is FOUND (a flip set, checked exactly), NONE (evidence that there
+is none) or UNKNOWN (the method gave up, with the reason).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from flint import fmpz
+
+from reluid.errors import InvalidArgument
+from reluid.model.network import Network, Shallow
+from reluid.verdicts import Outcome, Trust
+
+__all__ = ["Problem", "Clock", "Progress", "MethodResult", "SearchTimeout", "BadPrime", "found", "none",
+           "gave_up", "check_theta", "check_timeout", "check_limit", "check_subset", "PRIME", "HASH_PRIME",
+           "CHUNK", "ENUMERATE_MAX_FREE", "MITM_MAX_N", "LATTICE_MAX_N"]
+
+ENUMERATE_MAX_FREE = 20
+"""Largest kernel dimension r for which ``enumerate`` certificates are made (2^r candidates)."""
+
+MITM_MAX_N = 44
+"""Largest width n for which ``mitm`` certificates are made (2 × 2^{n/2} subset sums)."""
+
+LATTICE_MAX_N = 300
+"""Largest width n for which the lattice (LLL) method is attempted."""
+
+PRIME = 2**31 - 1          # products of two residues fit in int64
+HASH_PRIME = 2**61 - 1     # sums of two residues fit in int64
+CHUNK = 1 << 16
+
+
+class SearchTimeout(Exception):
+    def __init__(self, method: str, detail: str):
+        self.method, self.detail = method, detail
+        super().__init__(f"{method}: {detail}")
+
+
+class BadPrime(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class MethodResult:
+    """What one method concluded: FOUND (``flip_set``), NONE (``evidence``) or UNKNOWN (``reason``)."""
+
+    outcome: Outcome
+    evidence: dict | None = None
+    flip_set: frozenset | None = None
+    reason: str | None = None
+    trust: Trust = Trust.CHECKED
+    solver: dict | None = None
+
+
+def found(F) -> MethodResult:
+    F = frozenset(int(i) for i in F)
+    return MethodResult(Outcome.FOUND, {"flip_set": sorted(F)}, F)
+
+
+def none(evidence: dict, **kw) -> MethodResult:
+    return MethodResult(Outcome.NONE, evidence, **kw)
+
+
+def gave_up(reason: str, **kw) -> MethodResult:
+    return MethodResult(Outcome.UNKNOWN, reason=reason, **kw)
+
+
+# ---------------------------------------------------------------------------
+# input checks
+# ---------------------------------------------------------------------------
+
+def check_theta(theta) -> Shallow:
+    if isinstance(theta, Network):
+        return theta.shallow()
+    if not isinstance(theta, Shallow):
+        raise InvalidArgument(f"expected a Shallow θ or a Network, got {type(theta).__name__}")
+    return theta
+
+
+def check_timeout(timeout):
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise InvalidArgument(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    return float(timeout)
+
+
+def check_limit(limit):
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise InvalidArgument(f"limit must be a non-negative integer or None, got {limit!r}")
+    return limit
+
+
+def check_subset(theta: Shallow, F) -> frozenset:
+    try:
+        items = list(F)
+    except TypeError:
+        raise InvalidArgument(f"a flip set is an iterable of neuron indices, got {F!r}") from None
+    for i in items:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= int(i) < theta.n:
+            raise InvalidArgument(f"neuron index {i!r} out of range for n = {theta.n}")
+    return frozenset(int(i) for i in items)
+
+
+# ---------------------------------------------------------------------------
+# primes
+# ---------------------------------------------------------------------------
+
+def _is_prime(p: int) -> bool:
+    """Primality of the modulus (flint's test; the checker re-tests with its own Miller–Rabin)."""
+    return p >= 2 and bool(fmpz(p).is_prime())
+
+
+def _primes_from(p: int):
+    while p > 2:
+        if _is_prime(p):
+            yield p
+        p -= 1
+
+
+# ---------------------------------------------------------------------------
+# the flip matrix
+# ---------------------------------------------------------------------------
+
+class Problem:
+    """Mutable working state for one θ: integer factors, residues, chosen prime."""
+
+    def __init__(self, theta: Shallow, seed: int = 0):
+        self.theta = theta
+        self.n, self.k, self.m = theta.n, theta.k, theta.m
+        self.km = self.k * self.m
+        self.rng = np.random.default_rng(seed)
+        self._ints = None
+        self._res: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._p = None
+
+    # exact integers: D·U = (DM·M) ⊙ (DA·A)
+    def integers(self):
+        if self._ints is None:
+            t = self.theta
+            dm = math.lcm(*{x.denominator for row in t.M for x in row}) if self.n and self.k else 1
+            da = math.lcm(*{x.denominator for row in t.A for x in row}) if self.n and self.m else 1
+            Mi = [[x.numerator * (dm // x.denominator) for x in row] for row in t.M]
+            Ai = [[x.numerator * (da // x.denominator) for x in row] for row in t.A]
+            self._ints = (Mi, Ai, dm * da)
+        return self._ints
+
+    def int_rows(self, rows) -> list[list[int]]:
+        Mi, Ai, _ = self.integers()
+        m = self.m
+        return [[Mi[r // m][i] * Ai[i][r % m] for i in range(self.n)] for r in rows]
+
+    def column_sum(self, F) -> list[int]:
+        """D · Σ_{i∈F} u_i, exactly (km integers)."""
+        Mi, Ai, _ = self.integers()
+        out = [0] * self.km
+        for i in F:
+            a = Ai[i]
+            for j in range(self.k):
+                mji = Mi[j][i]
+                if mji:
+                    base = j * self.m
+                    for l in range(self.m):
+                        out[base + l] += mji * a[l]
+        return out
+
+    def is_flip(self, F) -> bool:
+        return bool(F) and not any(self.column_sum(F))
+
+    # residues mod p
+    def residues(self, p: int):
+        if p not in self._res:
+            self._res[p] = (_residue_array(self.theta.M, self.n, p), _residue_array(self.theta.A, self.m, p))
+        return self._res[p]
+
+    def prime(self) -> int:
+        if self._p is None:
+            for p in _primes_from(PRIME):
+                try:
+                    self.residues(p)
+                except BadPrime:
+                    continue
+                self._p = p
+                break
+        return self._p
+
+    def mod_rows(self, rows, p: int) -> np.ndarray:
+        Mp, Ap = self.residues(p)
+        rows = np.asarray(rows, dtype=np.int64)
+        if rows.size == 0:
+            return np.zeros((0, self.n), dtype=np.int64)
+        return (Mp[rows // self.m, :] * Ap[:, rows % self.m].T) % p
+
+    def balanced_rows(self, count: int) -> list[int]:
+        """``count`` distinct rows spread evenly over the k outputs (count ≤ km)."""
+        k, m = self.k, self.m
+        out = []
+        for j in range(k):
+            c = count // k + (1 if j < count % k else 0)
+            out.extend(j * m + int(l) for l in self.rng.choice(m, size=c, replace=False))
+        return sorted(out)
+
+
+def _residue_array(matrix, ncols: int, p: int) -> np.ndarray:
+    dens = {x.denominator for row in matrix for x in row}
+    if any(d % p == 0 for d in dens):
+        raise BadPrime(p)
+    inv = {d: pow(d, -1, p) for d in dens}
+    flat = [x.numerator * inv[x.denominator] % p for row in matrix for x in row]
+    return np.array(flat, dtype=np.int64).reshape(len(matrix), ncols)
+
+
+# ---------------------------------------------------------------------------
+# progress and time
+# ---------------------------------------------------------------------------
+
+class Clock:
+    def __init__(self, timeout):
+        self.start = time.perf_counter()
+        self.deadline = None if timeout is None else self.start + timeout
+
+    def remaining(self):
+        return None if self.deadline is None else self.deadline - time.perf_counter()
+
+    def check(self, method: str, detail):
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise SearchTimeout(method, detail() if callable(detail) else detail)
+
+
+class Progress:
+    """A rich progress bar when asked for and available, else nothing."""
+
+    def __init__(self, enabled: bool):
+        self._bar = None
+        if enabled:
+            try:
+                from rich.progress import Progress
+            except ImportError:  # rich is optional
+                return
+            self._bar = Progress(transient=True)
+            self._bar.start()
+
+    def task(self, description: str, total: int):
+        return None if self._bar is None else self._bar.add_task(description, total=total)
+
+    def advance(self, task, amount: int):
+        if self._bar is not None and task is not None:
+            self._bar.advance(task, amount)
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.stop()

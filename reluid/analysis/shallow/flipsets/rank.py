@@ -1,0 +1,106 @@
+"""The rank certificate and the rank profile (docs/mathematics.md §3).
+
+If the columns u_i = vec(m_i a_iᵀ) of U are linearly independent there is no
+flip set.  Certificate: a prime p and n rows of U whose n × n minor is
+nonzero mod p (rank mod p ≤ rank over Q).  :func:`screen` first looks for
+the smallest witnesses (a zero column, two opposite columns).  The *rank
+profile* (independent rows of U mod p and the reduced kernel of those rows)
+is shared with the lattice and enumeration methods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from flint import nmod_mat
+
+from reluid.analysis.shallow.flipsets._problem import (ENUMERATE_MAX_FREE, Clock, MethodResult, Problem, found,
+                                                          gave_up, none)
+
+__all__ = ["screen", "rank_random", "Profile", "profile", "staircase"]
+
+def screen(prob: Problem, clock: Clock) -> MethodResult:
+    """Zero columns and pairs u_i = −u_j, found by a hash mod p and checked exactly."""
+    p = prob.prime()
+    Mp, Ap = prob.residues(p)
+    n, m = prob.n, prob.m
+    # h_i = Σ_j M_ji Σ_l w_jl A_il (mod p), with w < 2^20 so that 2048-term int64 sums cannot overflow
+    w = prob.rng.integers(1, 1 << 20, size=(prob.k, m), dtype=np.int64)
+    h = np.zeros(n, dtype=np.int64)
+    for j in range(prob.k):
+        acc = np.zeros(n, dtype=np.int64)
+        for s in range(0, m, 2048):
+            acc = (acc + Ap[:, s:s + 2048] @ w[j, s:s + 2048]) % p
+        h = (h + Mp[j] * acc) % p
+    seen: dict[int, list[int]] = {}
+    for i, hi in enumerate(h.tolist()):
+        if hi == 0 and prob.is_flip({i}):
+            return found({i})
+        for j in seen.get((-hi) % p, ()):
+            if prob.is_flip({i, j}):
+                return found({i, j})
+        seen.setdefault(hi, []).append(i)
+    return gave_up("no zero column and no opposite pair")
+
+
+def _det_nonzero(U: np.ndarray, p: int) -> bool:
+    return int(nmod_mat(U.tolist(), p).det()) != 0 if U.shape[0] else True
+
+
+def rank_random(prob: Problem, clock: Clock, tries: int = 1) -> MethodResult:
+    n, p = prob.n, prob.prime()
+    if prob.km < n:
+        return gave_up(f"k·m = {prob.km} < n = {n}: the columns of U are dependent")
+    for _ in range(tries):
+        rows = prob.balanced_rows(n)
+        if _det_nonzero(prob.mod_rows(rows, p), p):
+            return none({"method": "rank", "p": p, "rows": rows})
+        clock.check("rank", f"n = {n}")
+    return gave_up(f"a random n × n minor of U vanishes mod {p}")
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """Independent rows S of (a sample of) U mod p and the reduced kernel of U_S."""
+
+    p: int
+    rows: tuple[int, ...]          # S, independent mod p
+    pivots: tuple[int, ...]        # pivot columns of rref(U_S)
+    free: tuple[int, ...]          # the other columns
+    coeff: np.ndarray | None       # x_pivots ≡ coeff @ x_free (mod p), |S| × |free|; None if too many free
+
+
+def staircase(R, rank: int) -> list[int]:
+    piv, c = [], 0
+    for i in range(rank):
+        while int(R[i, c]) == 0:
+            c += 1
+        piv.append(c)
+        c += 1
+    return piv
+
+
+def profile(prob: Problem, clock: Clock, max_free: int = ENUMERATE_MAX_FREE + 2) -> Profile:
+    n, km, p = prob.n, prob.km, prob.prime()
+    if km * n <= 4_000_000 or km <= n + 64:
+        cand = list(range(km))
+    else:
+        cand = prob.balanced_rows(n + 64)
+    Uc = prob.mod_rows(cand, p)
+    R, rank = nmod_mat(Uc.tolist(), p).rref() if len(cand) else (None, 0)
+    clock.check("rank profile", f"n = {n}")
+    if rank == len(cand):
+        rows = cand
+    else:  # the pivot columns of rref(U_candᵀ) are independent rows of U_cand
+        Rt, _ = nmod_mat(Uc.T.tolist(), p).rref()
+        rows = [cand[c] for c in staircase(Rt, rank)]
+    pivots = staircase(R, rank) if rank else []
+    pset = set(pivots)
+    free = [c for c in range(n) if c not in pset]
+    coeff = None
+    if len(free) <= max_free:
+        coeff = np.zeros((rank, len(free)), dtype=np.int64)
+        for t in range(rank):
+            coeff[t] = [(-int(R[t, c])) % p for c in free]
+    return Profile(p, tuple(sorted(rows)), tuple(pivots), tuple(free), coeff)

@@ -1,0 +1,16 @@
+"""Rendering of a checker report (``reluid check``)."""
+
+from __future__ import annotations
+
+__all__ = ["generate_check_text"]
+
+
+def generate_check_text(report) -> str:
+    """The lines ``reluid check`` prints for a :class:`~reluid.checker.check.CheckReport`."""
+    lines = [f"{'VALID' if report.valid else 'REJECTED'}: verdict {report.verdict.value}"
+             + (" (rests on the solver)" if report.valid and report.rests_on_solver else "")]
+    for c in report.claims:
+        lines.append(f"  [{c.status}] {c.id} ({c.kind}): {c.message}")
+    if report.reason:
+        lines.append(f"  reason: {report.reason}")
+    return "\n".join(lines)

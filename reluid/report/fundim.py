@@ -1,0 +1,29 @@
+"""Rendering of a functional-dimension result: the ``reluid.fundim/1`` JSON and the one-line summary."""
+
+from __future__ import annotations
+
+import json
+
+from reluid.model.rational import format_rational
+
+__all__ = ["FUNDIM_FORMAT", "fundim_dict", "generate_fundim_json", "generate_fundim_text"]
+
+FUNDIM_FORMAT = "reluid.fundim/1"
+
+
+def fundim_dict(r) -> dict:
+    """A :class:`~reluid.analysis.deep.fundim.FunDimResult` as JSON-ready data; rationals as "p/q" strings."""
+    return {"format": FUNDIM_FORMAT, "architecture": list(r.architecture), "n_params": r.n_params,
+            "upper_bound": r.upper_bound, "upper_bound_reason": r.upper_bound_reason, "rank": r.rank,
+            "certified_equal_upper_bound": r.certified, "prime": r.prime, "seed": r.seed, "method": r.method,
+            "n_sampled": r.n_sampled, "n_smooth": r.n_smooth, "n_regions": r.n_regions, "n_rows": r.n_rows,
+            "stopped_early": r.stopped_early,
+            "points": [[format_rational(v) for v in x] for x in r.points]}
+
+
+def generate_fundim_json(r) -> str:
+    return json.dumps(fundim_dict(r), indent=1) + "\n"
+
+
+def generate_fundim_text(r, name: str) -> str:
+    return f"{name}: {r.describe()}\n"
