@@ -122,4 +122,4 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
                              fibre_orbits=decision.fibre_orbits)
     return Certificate(verdict=v, network_sha256=net.sha256(), architecture=net.architecture,
                        claims=tuple(claims), network=net if embed else None, witness=witness,
-                       reason=decision.reason, producer=producer)
+                       reason=decision.reason, producer=producer, assumption=net.assumption)

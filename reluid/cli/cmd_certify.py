@@ -55,4 +55,6 @@ def summary_line(cert) -> str:
         s += " [rests on z3]"
     if cert.reason:
         s += f": {cert.reason}"
+    if cert.assumption:
+        s += f" [assumption: {cert.assumption}]"
     return s

@@ -23,4 +23,6 @@ def run(args, stdout, stderr) -> int:
         net = load(args.network)
     report = check_certificate(cert, net)
     print(report.render(), file=stdout)
+    if cert.assumption:
+        print(f"  assumption (recorded, not checkable): {cert.assumption}", file=stdout)
     return report.exit_code

@@ -219,7 +219,8 @@ def certify_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, solver: 
                           details={"location": where, "layer": m.layer, "neurons": list(m.neurons),
                                    "delta": delta, "method": m.method, "trust": m.trust.value})
         return Certificate(verdict=Verdict.HIDDEN, network_sha256=net.sha256(), architecture=net.architecture,
-                           claims=(premise, wclaim, *info), network=net, witness=witness, producer=producer)
+                           claims=(premise, wclaim, *info), network=net, witness=witness, producer=producer,
+                           assumption=net.assumption)
     reason = (f"no mechanism of hidden symmetry certified for the deep architecture {net.architecture}: "
               f"{report.summary()}")
     if report.undecided:
@@ -231,7 +232,8 @@ def certify_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, solver: 
         reason += (". dim_fun = U is consistent with no hidden symmetries but does not prove it; no complete "
                    "method is known for deep networks")
     return Certificate(verdict=Verdict.UNKNOWN, network_sha256=net.sha256(), architecture=net.architecture,
-                       claims=tuple(info), network=net, reason=reason, producer=producer)
+                       claims=tuple(info), network=net, reason=reason, producer=producer,
+                       assumption=net.assumption)
 
 
 def _version() -> str:
