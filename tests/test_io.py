@@ -43,10 +43,10 @@ DYADIC = Network.from_lists(
     name="dyadic", description="float64-exact")
 
 
-def bad(path, *fragments: str, exc: type = InvalidNetwork) -> str:
+def bad(path, *fragments: str, exc: type = InvalidNetwork, **options) -> str:
     """Assert that loading ``path`` raises ``exc`` with a one-line message naming the file."""
     with pytest.raises(InvalidNetwork) as info:
-        load(path)
+        load(path, **options)
     assert isinstance(info.value, exc), repr(info.value)
     message = str(info.value)
     assert "\n" not in message
@@ -426,7 +426,7 @@ INITS = dict(W1=W_IN, b1=B_IN, W2=W_OUT, b2=B_OUT)
     ([gemm("x", "W1", "b1", "z", "fc1"), gemm("z", "W2", "b2", "y", "fc2")], INITS,
      "fc2'", InvalidNetwork),
     ([gemm("x", "W1", "b1", "z", "fc1"), helper.make_node("Relu", ["z"], ["y"], name="r")], INITS,
-     "the output passes through a Relu", InvalidNetwork),
+     "the output passes through Relu node 'r' (the last operation)", InvalidNetwork),
     ([helper.make_node("Relu", ["x"], ["h"], name="r"), gemm("h", "W1", "b1", "y", "fc1")], INITS,
      "Relu node 'r' does not follow an affine layer", InvalidNetwork),
     ([gemm("x", "W1", "b1", "y", "fc1", transA=1)], INITS, "transA=1", InvalidNetwork),
@@ -527,10 +527,12 @@ def test_safetensors_state_dict_is_read_exactly(tmp_path):
     path = tmp_path / "sd.safetensors"
     save_file({"0.weight": W_IN, "0.bias": B_IN, "2.weight": W_OUT.astype(np.float16),
                "2.bias": np.array([-6], np.int32)}, str(path))
-    net = load(path)
+    bad(path, "holds tensors, not the function they compute", "assume='relu-mlp'")
+    net = load(path, assume="relu-mlp")
     assert net.architecture == (2, 3, 1)
     assert net.layers[0].weight[0] == (F32_TENTH, F(1))
     assert net.layers[1].bias == (F(-6),)
+    assert net.assumption.startswith("relu-mlp (stated by assume='relu-mlp'): Linear layers 0 → 2")
 
 
 def test_safetensors_bfloat16_is_decoded_exactly(tmp_path):
@@ -539,9 +541,9 @@ def test_safetensors_bfloat16_is_decoded_exactly(tmp_path):
     entries = {"net.0.weight": {"dtype": "BF16", "shape": [3, 1], "data_offsets": [0, 6]},
                "net.0.bias": {"dtype": "F32", "shape": [1], "data_offsets": [6, 10]}}
     with pytest.raises(InvalidNetwork):  # shapes: bias of length 1 for 3 rows
-        load(raw_safetensors(tmp_path / "mismatch.safetensors", entries, data))
+        load(raw_safetensors(tmp_path / "mismatch.safetensors", entries, data), assume="relu-mlp")
     entries["net.0.weight"]["shape"] = [1, 3]
-    net = load(raw_safetensors(tmp_path / "bf16.safetensors", entries, data))
+    net = load(raw_safetensors(tmp_path / "bf16.safetensors", entries, data), assume="relu-mlp")
     assert net.layers[0].weight == ((F(205, 2048), F(-2), F(1, 2**133)),)
     assert net.layers[0].bias == (F(1, 2),)
 
@@ -551,7 +553,9 @@ def test_safetensors_layers_ordered_by_integer_index(tmp_path):
     tensors = {f"{i}.weight": np.ones((1, 1), np.float32) * (i + 1) for i in (0, 2, 10)}
     tensors.update({f"{i}.bias": np.zeros(1, np.float32) for i in (0, 2, 10)})
     save_file(tensors, str(path))
-    assert [L.weight[0][0] for L in load(path).layers] == [F(1), F(3), F(11)]  # 10 after 2
+    net = load(path, assume="relu-mlp")
+    assert [L.weight[0][0] for L in net.layers] == [F(1), F(3), F(11)]  # 10 after 2
+    assert "0 → 2 → 10 (ordered by the module indices)" in net.assumption
 
 
 def entry(dtype, shape, begin, end):
@@ -563,10 +567,10 @@ EIGHT = struct.pack("<2f", 1.0, 2.0)
 
 
 @pytest.mark.parametrize("entries, data, fragment", [
-    ({"0.weight": entry("F32", [1, 1], 0, 4)}, EIGHT[:4], "'0.weight' has no matching 0.bias"),
+    ({"0.bias": entry("F32", [1], 0, 4)}, EIGHT[:4], "'0.bias' has no matching 0.weight"),
     ({**GOOD, "0.running_mean": entry("F32", [1], 8, 12)}, EIGHT + EIGHT[:4], "unexpected tensor '0.running_mean'"),
     ({"a.0.weight": entry("F32", [1, 1], 0, 4), "b.0.bias": entry("F32", [1], 4, 8)}, EIGHT,
-     "different modules"),
+     "'b.0.bias' has no matching b.0.weight"),
     ({"0.weight": entry("BOOL", [1, 1], 0, 1), "0.bias": entry("F32", [1], 1, 5)}, b"\x01" + EIGHT[:4],
      "dtype 'BOOL'"),
     ({"0.weight": entry("F32", [1, 2], 0, 4), "0.bias": entry("F32", [1], 4, 8)}, EIGHT,
@@ -583,7 +587,7 @@ EIGHT = struct.pack("<2f", 1.0, 2.0)
     ({}, b"", "no tensors"),
 ])
 def test_safetensors_bad_input(tmp_path, entries, data, fragment):
-    bad(raw_safetensors(tmp_path / "bad.safetensors", entries, data), fragment)
+    bad(raw_safetensors(tmp_path / "bad.safetensors", entries, data), fragment, assume="relu-mlp")
 
 
 def test_safetensors_malformed_files(tmp_path):
@@ -611,7 +615,8 @@ def test_missing_file_unknown_suffix_and_directory(tmp_path):
     bad(tmp_path / "nowhere.json", "no such file")
     other = tmp_path / "net.pt"
     other.write_bytes(b"\x80\x04")  # a pickle: never opened
-    bad(other, "unknown file type '.pt'")
+    bad(other, ".pt files are pickles", "never unpickles", "reluid.from_torch")
+    bad(tmp_path / "other.xyz", "unknown file type '.xyz'")
     folder = tmp_path / "folder.onnx"
     folder.mkdir()
     bad(folder, "is a directory")

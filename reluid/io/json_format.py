@@ -184,8 +184,12 @@ def parse_network(text: str, path: str | None = None) -> Network:
         raise InvalidNetwork(f"malformed JSON ({type(exc).__name__}: {one_line(exc)})", path) from None
 
 
-def read(path: str) -> Network:
-    """Read a ``.json`` network file (see :func:`parse_network`)."""
+def read(path: str, options=None) -> Network:
+    """Read a ``.json`` network file (see :func:`parse_network`).
+
+    The format states its function, so ``options`` (a
+    :class:`~reluid.io.loader.ReadOptions`) has nothing to add.
+    """
     data = read_bytes(path)
     try:
         text = data.decode("utf-8-sig")

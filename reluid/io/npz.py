@@ -104,7 +104,7 @@ def _arrays(zf: zipfile.ZipFile) -> tuple[list[tuple[str, str]], dict[str, np.nd
     return pairs, arrays
 
 
-def read(path: str) -> Network:
+def read(path: str, options=None) -> Network:
     """Read an ``.npz`` network file.
 
     Raises
@@ -129,7 +129,7 @@ def read(path: str) -> Network:
             ValueError, TypeError, NotImplementedError, RuntimeError) as exc:
         raise InvalidNetwork(f"not a readable .npz archive ({type(exc).__name__}: {one_line(exc)})",
                              path) from None
-    return network_from_arrays([ArrayLayer(arrays[w], arrays[b], w, b) for w, b in pairs])
+    return network_from_arrays([ArrayLayer(arrays[w], arrays[b], w, b) for w, b in pairs], orientation_hint=True)
 
 
 def encode(net: Network) -> bytes:
