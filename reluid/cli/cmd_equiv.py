@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reluid.cli.common import load_network
+from reluid.cli.common import add_input_options, load_network
 
 NAME = "equiv"
 HELP = "decide whether two shallow networks compute the same function"
@@ -12,13 +12,14 @@ DESCRIPTION = "Exit codes: 0 equal functions, 1 different (prints a distinguishi
 def add_arguments(p) -> None:
     p.add_argument("net1", metavar="NET1")
     p.add_argument("net2", metavar="NET2")
+    add_input_options(p)
 
 
 def run(args, stdout, stderr) -> int:
     from reluid.analysis.shallow.function import equivalent
     from reluid.report.render import fmt_q
 
-    n1, n2 = load_network(args.net1), load_network(args.net2)
+    n1, n2 = load_network(args.net1, args), load_network(args.net2, args)
     eq = equivalent(n1, n2)
     vec = lambda v: "(" + ", ".join(fmt_q(x) for x in v) + ")"
     if eq.equal:

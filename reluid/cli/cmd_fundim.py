@@ -12,7 +12,7 @@ import argparse
 from reluid.cli.common import positive_int
 import json
 
-from reluid.cli.common import load_network, write_text
+from reluid.cli.common import add_input_options, load_network, write_text
 
 NAME = "fundim"
 HELP = "certified functional dimension (exact Jacobian rank modulo a prime)"
@@ -29,6 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exact", action="store_true",
                    help="find every activation pattern exactly (slower; witness points are always checked exactly)")
     p.add_argument("--json", metavar="FILE", help="write the result (with the witness points) as JSON")
+    add_input_options(p)
 
 
 def result_dict(r) -> dict:
@@ -45,7 +46,7 @@ def result_dict(r) -> dict:
 def run(args, stdout, stderr) -> int:
     from reluid.analysis.deep.fundim import functional_dimension
 
-    net = load_network(args.network)
+    net = load_network(args.network, args)
     r = functional_dimension(net, points=args.points, seed=args.seed, method="exact" if args.exact else "auto")
     print(f"{args.network}: {r.describe()}", file=stdout)
     if args.json:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reluid.cli.common import load_network
+from reluid.cli.common import add_input_options, load_network
 
 NAME = "minimal"
 HELP = "print the minimal form of a shallow network as reluid JSON"
@@ -10,13 +10,14 @@ HELP = "print the minimal form of a shallow network as reluid JSON"
 
 def add_arguments(p) -> None:
     p.add_argument("network", metavar="NET")
+    add_input_options(p)
 
 
 def run(args, stdout, stderr) -> int:
     from reluid.analysis.shallow.minimal import minimal_form
     from reluid.io import generate_json
 
-    net = load_network(args.network)
+    net = load_network(args.network, args)
     mf = minimal_form(net)
     out = mf.theta.to_network(name=f"{net.name or 'network'} (minimal form)",
                               description=f"minimal form (Ramakrishnan 2026, Definition 3); "
