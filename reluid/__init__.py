@@ -23,6 +23,7 @@ _EXPORTS = {
     "GroupElement": "reluid.model.symmetry", "to_rational": "reluid.model.rational",
     # files
     "load": "reluid.io", "save": "reluid.io", "parse_network": "reluid.io", "generate_json": "reluid.io",
+    "from_torch": "reluid.io.torch_adapter", "from_sklearn": "reluid.io.sklearn_adapter",
     # shallow analyses
     "function_data": "reluid.analysis.shallow.function", "equivalent": "reluid.analysis.shallow.function",
     "canonical_form": "reluid.analysis.shallow.orbit", "is_canonical": "reluid.analysis.shallow.orbit",

@@ -2,13 +2,37 @@
 
 from __future__ import annotations
 
+import sys
+
 from reluid.certificates.schema import Certificate
 from reluid.model.network import Network, Shallow
 
-__all__ = ["certify", "check"]
+__all__ = ["certify", "check", "as_network"]
 
 
-def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, embed: bool | None = None,
+def as_network(net) -> Network:
+    """``net`` as a :class:`Network`: a Shallow θ, a torch module or a fitted scikit-learn MLP are converted.
+
+    torch and scikit-learn objects are recognised only when the caller has
+    already imported those libraries, so nothing here imports them.
+    """
+    if isinstance(net, Network):
+        return net
+    if isinstance(net, Shallow):
+        return net.to_network()
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(net, torch.nn.Module):
+        from reluid.io.torch_adapter import from_torch
+        return from_torch(net)
+    if "sklearn" in sys.modules and type(net).__module__.startswith("sklearn."):
+        from reluid.io.sklearn_adapter import from_sklearn
+        return from_sklearn(net)
+    from reluid.errors import InvalidArgument
+    raise InvalidArgument(f"certify expects a Network, Shallow, torch.nn.Module or fitted scikit-learn MLP, "
+                          f"got {type(net).__name__}")
+
+
+def certify(net, *, timeout: float | None = 60.0, seed: int = 0, embed: bool | None = None,
             progress: bool = False) -> Certificate:
     """Decide whether ``net`` has hidden symmetries and return a certificate.
 
@@ -19,7 +43,10 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
 
     Parameters
     ----------
-    net : Network or Shallow
+    net : Network, Shallow, torch.nn.Module or fitted scikit-learn MLP
+        A module or estimator is read by :func:`reluid.from_torch` /
+        :func:`reluid.from_sklearn` with their defaults (call those yourself
+        for ``input_shape`` or ``batchnorm="float32"``).
     timeout : float or None
         Seconds for searches; running out gives an ``unknown`` verdict.
     seed : int
@@ -35,8 +62,7 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
     >>> cert.verdict.value, check(cert).valid
     ('no-hidden-symmetries', True)
     """
-    if isinstance(net, Shallow):
-        net = net.to_network()
+    net = as_network(net)
     if net.is_shallow:
         from reluid.analysis.shallow.decide import decide
         from reluid.certificates.build import certificate_from_decision
