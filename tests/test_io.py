@@ -453,6 +453,102 @@ def test_onnx_bad_graphs(tmp_path, nodes, inits, fragment, exc):
     bad(onnx_model(tmp_path / "bad.onnx", nodes, inits), fragment, exc=exc)
 
 
+def bn_node(x, y, name="bn", **attrs):
+    return helper.make_node("BatchNormalization", [x, "g", "beta", "mu", "var"], [y], name=name, **attrs)
+
+
+BN_INITS = dict(INITS, g=np.array([2, -1, 0.5], np.float32), beta=np.array([1, 0, -1], np.float32),
+                mu=np.array([0.5, -2, 0], np.float32), var=np.array([4, 0.25, 2.25], np.float32))
+
+
+def test_onnx_batchnorm_is_folded_exactly_when_the_square_roots_are_rational(tmp_path):
+    nodes = [gemm("x", "W1", "b1", "z", "fc1"), bn_node("z", "n", epsilon=0.0),
+             helper.make_node("Relu", ["n"], ["h"], name="r"), gemm("h", "W2", "b2", "y", "fc2")]
+    net = load(onnx_model(tmp_path / "bn.onnx", nodes, BN_INITS))
+    s = [F(2, 2), F(-1, F(1, 2)), F(1, 2) / F(3, 2)]      # γ / √(σ² + ε)
+    t = [F(1) - s[0] * F(1, 2), F(0) - s[1] * -2, F(-1)]   # β − s μ
+    W, b = load(torch_like(tmp_path / "plain.onnx")).layers[0].weight, (F(1, 2), F32_TENTH, F(-1))
+    assert net.layers[0].weight == tuple(tuple(s[i] * w for w in W[i]) for i in range(3))
+    assert net.layers[0].bias == tuple(s[i] * b[i] + t[i] for i in range(3))
+    assert net.assumption == ("BatchNormalization node 'bn' folded into Gemm node 'fc1' exactly "
+                              "(the certified parameters are the folded ones)")
+    # before the first layer it folds into that layer's columns: W diag(s), b + W t
+    nodes = [helper.make_node("BatchNormalization", ["x", "g2", "beta2", "mu2", "var2"], ["n"], name="bn0",
+                              epsilon=0.0), gemm("n", "W1", "b1", "y", "fc1")]
+    inits = dict(W1=W_IN, b1=B_IN, g2=np.array([3, 1], np.float32), beta2=np.array([0, 1], np.float32),
+                 mu2=np.array([1, 0], np.float32), var2=np.array([9, 1], np.float32))
+    net = load(onnx_model(tmp_path / "bn0.onnx", nodes, inits))
+    assert net([0, 0]) == tuple(F(float(bb)) + F(float(w[0])) * -1 + F(float(w[1])) * 1 for w, bb in zip(W_IN, B_IN))
+    assert net([1, 1]) == tuple(F(float(bb)) + F(float(w[1])) * 2 for w, bb in zip(W_IN, B_IN))
+
+
+def test_onnx_batchnorm_with_irrational_scale_and_training_mode(tmp_path):
+    nodes = [gemm("x", "W1", "b1", "z", "fc1"), bn_node("z", "y")]
+    path = onnx_model(tmp_path / "bn.onnx", nodes, BN_INITS)  # default epsilon: float32 1e-5
+    message = bad(path, "BatchNormalization node 'bn': √(σ² + ε) is irrational at feature 0",
+                  "batchnorm='float32'")
+    assert "σ² + ε = " + str(4 + F(float(np.float32(1e-5)))) in message
+    net = load(path, batchnorm="float32")
+    assert "rounded to float32 (stated by batchnorm='float32')" in net.assumption
+    scale = net.layers[0].weight[0][1] / F(1)  # W_IN[0, 1] = 1
+    assert scale == F(float(np.float32(2 / np.sqrt(np.float64(4) + np.float64(np.float32(1e-5))))))
+    for attrs, fragment in [(dict(training_mode=1), "training_mode=1"), (dict(spatial=0), "spatial=0"),
+                            (dict(foo=1), "unsupported attribute(s) 'foo'")]:
+        bad(onnx_model(tmp_path / "t.onnx", [gemm("x", "W1", "b1", "z", "fc1"), bn_node("z", "y", **attrs)],
+                       BN_INITS), fragment)
+    three = helper.make_node("BatchNormalization", ["z", "g", "beta", "mu", "var"], ["y", "rm", "rv"], name="bn",
+                             training_mode=1)
+    bad(onnx_model(tmp_path / "t3.onnx", [gemm("x", "W1", "b1", "z", "fc1"), three], BN_INITS),
+        "has 3 outputs: it updates running statistics")
+    lonely = [gemm("x", "W1", "b1", "z", "fc1"), helper.make_node("Relu", ["z"], ["h"], name="r"),
+              bn_node("h", "y", epsilon=0.0)]
+    bad(onnx_model(tmp_path / "lonely.onnx", lonely, BN_INITS), "'bn' comes after the last ReLU")
+    negative = dict(BN_INITS, var=np.array([-1, 1, 1], np.float32))
+    bad(onnx_model(tmp_path / "neg.onnx", [gemm("x", "W1", "b1", "z", "fc1"), bn_node("z", "y", epsilon=0.0)],
+                   negative), "σ² + ε = -1 is not positive")
+
+
+def test_onnx_constants_casts_dropout_and_reshape(tmp_path):
+    nodes = [helper.make_node("Constant", [], ["W1c"], name="cw", value=numpy_helper.from_array(W_IN)),
+             helper.make_node("Identity", ["W1c"], ["W1a"], name="alias"),
+             helper.make_node("Cast", ["x"], ["xc"], name="cast", to=TensorProto.FLOAT),
+             helper.make_node("Gemm", ["xc", "W1a", "b1"], ["z"], name="fc1", transB=1),
+             helper.make_node("Relu", ["z"], ["h"], name="r"),
+             helper.make_node("Dropout", ["h"], ["d", "mask"], name="drop"),
+             helper.make_node("Constant", [], ["b2c"], name="cb", value_floats=[-6.0]),
+             helper.make_node("Gemm", ["d", "W2", "b2c"], ["o"], name="fc2", transB=1),
+             helper.make_node("Reshape", ["o", "shape"], ["y"], name="reshape")]
+    inits = dict(b1=B_IN, W2=W_OUT, shape=np.array([-1, 1], np.int64))
+    net = load(onnx_model(tmp_path / "c.onnx", nodes, inits))
+    assert net == load(torch_like(tmp_path / "plain.onnx"))
+    for node, fragment in [
+            (helper.make_node("Cast", ["x"], ["xc"], name="cast", to=TensorProto.DOUBLE),
+             "Cast node 'cast' casts to another type than the tensor's (FLOAT)"),
+            (helper.make_node("Dropout", ["x", "ratio", "train"], ["xc"], name="drop"),
+             "training_mode is not a constant false")]:
+        graph = [node] + nodes[3:]
+        graph[0:0] = nodes[:2]
+        bad(onnx_model(tmp_path / "bad.onnx", graph, dict(inits, ratio=np.array(0.5, np.float32),
+                                                           train=np.array(True))), fragment)
+    wrong = dict(inits, shape=np.array([-1, 2], np.int64))
+    bad(onnx_model(tmp_path / "w.onnx", nodes, wrong), "Reshape node 'reshape' reshapes to width 2")
+    bad(onnx_model(tmp_path / "s.onnx", [helper.make_node("Constant", [], ["W1c"], name="cs",
+                                                          value_string=b"x")] + nodes[1:], inits),
+        "a Constant with 'value_string' is not a numeric tensor")
+
+
+def test_onnx_two_outputs_and_output_activations(tmp_path):
+    nodes = [gemm("x", "W1", "b1", "z", "fc1"), helper.make_node("Softmax", ["z"], ["y"], name="sm")]
+    bad(onnx_model(tmp_path / "sm.onnx", nodes, INITS), "the output passes through Softmax node 'sm'",
+        "export the model without its Softmax", exc=UnsupportedOperator)
+    nodes = [gemm("x", "W1", "b1", "z", "fc1"), helper.make_node("Sigmoid", ["z"], ["y"], name="sg")]
+    bad(onnx_model(tmp_path / "sg.onnx", nodes, INITS), "the output passes through Sigmoid node 'sg'")
+    two = onnx_model(tmp_path / "two.onnx", [gemm("x", "W1", "b1", "y", "fc1"),
+                                             helper.make_node("Relu", ["y"], ["y2"], name="r")], INITS,
+                     outputs=("y", "y2"))
+    bad(two, "the graph has 2 outputs, expected 1")
+
+
 def test_onnx_string_initializer_and_two_inputs(tmp_path):
     path = tmp_path / "str.onnx"
     graph = helper.make_graph(
@@ -588,6 +684,55 @@ EIGHT = struct.pack("<2f", 1.0, 2.0)
 ])
 def test_safetensors_bad_input(tmp_path, entries, data, fragment):
     bad(raw_safetensors(tmp_path / "bad.safetensors", entries, data), fragment, assume="relu-mlp")
+
+
+def test_safetensors_written_by_reluid_state_their_architecture(tmp_path):
+    path = tmp_path / "net.safetensors"
+    save(DYADIC, path)
+    blob = path.read_bytes()
+    header = json.loads(blob[8:8 + struct.unpack("<Q", blob[:8])[0]])
+    assert header["__metadata__"]["reluid"] == "relu-mlp" and header["__metadata__"]["reluid.layers"] == "0,2"
+    assert load(path).assumption.startswith("relu-mlp (stated by the file's reluid metadata)")
+
+
+def test_safetensors_statement_and_order_conflicts(tmp_path):
+    data = EIGHT * 2
+    entries = {"a.weight": entry("F32", [1, 1], 0, 4), "a.bias": entry("F32", [1], 4, 8),
+               "b.weight": entry("F32", [1, 1], 8, 12), "b.bias": entry("F32", [1], 12, 16)}
+    unknown = raw_safetensors(tmp_path / "u.safetensors", entries, data, metadata={"reluid": "gelu-mlp"})
+    bad(unknown, "states the architecture 'gelu-mlp', which this version of reluid does not know",
+        assume="relu-mlp")
+    ordered = raw_safetensors(tmp_path / "o.safetensors", entries, data,
+                              metadata={"reluid": "relu-mlp", "reluid.layers": "b,a"})
+    assert [L.weight[0][0] for L in load(ordered).layers] == [F(1), F(1)]
+    assert "b → a (order from the file's reluid metadata)" in load(ordered).assumption
+    assert load(ordered, layers="b,a") == load(ordered)
+    bad(ordered, "layers= orders the layers a, b but the file's 'reluid.layers' metadata orders them b, a",
+        layers="a,b")
+    bad(raw_safetensors(tmp_path / "m.safetensors", entries, data, metadata={"reluid": "relu-mlp"}),
+        "do not say in which order")
+    weird = {"a.b-c.weight": entry("F32", [1, 1], 0, 4), "x.bias": entry("F32", [1], 4, 8)}
+    bad(raw_safetensors(tmp_path / "w.safetensors", weird, EIGHT), "unexpected tensor 'a.b-c.weight'",
+        assume="relu-mlp")
+
+
+def test_safetensors_transposed_weights_get_a_hint(tmp_path):
+    path = tmp_path / "t.safetensors"
+    save_file({"0.weight": W_IN.T.copy(), "0.bias": B_IN, "2.weight": W_OUT.T.copy(), "2.bias": B_OUT}, str(path))
+    bad(path, "weights are n_out × n_in; this looks transposed", assume="relu-mlp")
+
+
+def test_read_options_are_checked(tmp_path):
+    with pytest.raises(InvalidArgument, match="unknown architecture 'leaky-mlp'"):
+        load(EXAMPLES / "theta1.json", assume="leaky-mlp")
+    with pytest.raises(InvalidArgument, match="batchnorm=: expected one of exact, float32"):
+        load(EXAMPLES / "theta1.json", batchnorm="float16")
+    with pytest.raises(InvalidArgument, match="layers= applies only to .safetensors files"):
+        load(EXAMPLES / "theta1.json", layers="a,b")
+    with pytest.raises(InvalidArgument, match="non-empty list of module names"):
+        load(EXAMPLES / "theta1.json", layers="")
+    # formats that state their function need no statement and ignore one
+    assert load(EXAMPLES / "theta1.json", assume="relu-mlp").assumption is None
 
 
 def test_safetensors_malformed_files(tmp_path):

@@ -98,8 +98,7 @@ def _sections(cert: Certificate, net: Network | None, title: str | None):
     secs = [(f"reluid certificate: {name}",
              [f"Verdict: {cert.verdict.value.upper()}" + (" (rests on z3)" if cert.rests_on_solver else ""),
               f"Network SHA-256: {cert.network_sha256}"]
-             + ([f"Assumption: {cert.assumption} (recorded from how the input was read; the certificate is "
-                 "about the network so read, and no checker can verify the assumption)"]
+             + ([f"Assumption (not checkable; the verdict is about the network read under it): {cert.assumption}"]
                 if cert.assumption else [])
              + ([f"Reason: {cert.reason}"] if cert.reason else []))]
     if net is not None:
