@@ -881,3 +881,23 @@ def test_missing_optional_dependency_is_reported(tmp_path, monkeypatch, suffix, 
     bad(path, f"optional dependency {dependency}", f"reluid[{dependency}]")
     with pytest.raises(InvalidArgument, match=f"optional dependency {dependency}"):
         save(DYADIC, tmp_path / f"other{suffix}")
+
+
+def test_nearest_float32_sqrt_is_correctly_rounded():
+    from reluid.io.chain import assemble, Affine, BatchNorm, nearest_float32_sqrt
+    from reluid.io.loader import ArrayLayer, ReadOptions
+
+    rng = np.random.default_rng(7)
+    x = np.abs(rng.standard_normal(3000) * np.exp(rng.uniform(-40, 40, 3000))).astype(np.float32)
+    x = np.concatenate([x, np.array([0, 1, 2, 4, 0.25, np.finfo(np.float32).max], np.float32)])
+    for v in x:  # float32 sqrt of a float32 is correctly rounded (IEEE 754)
+        assert nearest_float32_sqrt(F(float(v))) == F(float(np.sqrt(v))), v
+    assert nearest_float32_sqrt(F(1, 2**300)) == 0               # 2**-150: a tie, to even (zero)
+    assert nearest_float32_sqrt(F(1, 2**298)) == F(1, 2**149)    # the smallest subnormal
+    assert nearest_float32_sqrt(F(9, 4)) == F(3, 2)
+    with pytest.raises(OverflowError):
+        nearest_float32_sqrt(F(2**256))
+    bn = BatchNorm("bn", np.array([3e38], np.float32), np.zeros(1), np.zeros(1), np.array([1e-30], np.float32), F(0))
+    fc = Affine(ArrayLayer(np.ones((1, 1)), np.zeros(1), "W", "b"), "fc")
+    with pytest.raises(InvalidNetwork, match="beyond the float32 range"):
+        assemble([fc, bn], ReadOptions(batchnorm="float32"))

@@ -491,3 +491,14 @@ def test_from_sklearn_refusals():
     with pytest.raises(InvalidNetwork, match="LinearRegression is not supported"):
         reluid.from_sklearn(LinearRegression().fit(X, y))
     assert "its output logistic" in reluid.from_sklearn(binary).assumption
+
+
+def test_audit_of_a_folder_under_one_statement(tmp_path):
+    code, out, err = run("audit", FIX, "--assume", "relu-mlp", "--timeout", "10", "--markdown", tmp_path / "s.md")
+    assert code == 4  # some producer files are refused
+    lines = {line.split(": ", 1)[0].rsplit("/", 1)[-1]: line for line in out.splitlines()}
+    assert "invalid-input" in lines["torch_leaky_relu.onnx"] and "LeakyRelu" in lines["torch_leaky_relu.onnx"]
+    assert "[assumption: relu-mlp (stated by --assume relu-mlp)" in lines["torch_leaky_relu.safetensors"]
+    assert "[assumption:" not in lines["torch_plain.onnx"]
+    assert "pass --layers" in lines["torch_named.safetensors"]
+    assert "[assumption: relu-mlp (stated by --assume relu-mlp)" in (tmp_path / "s.md").read_text(encoding="utf-8")

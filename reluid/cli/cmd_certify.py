@@ -13,7 +13,7 @@ DESCRIPTION = ("Decide whether NET has hidden symmetries. Exit codes: 0 no hidde
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("network", metavar="NET", help="network file (.json, .npz, .onnx, .safetensors)")
+    p.add_argument("network", metavar="NET", help="network file (.json, .npz, .onnx, .safetensors; see README, File formats)")
     p.add_argument("-o", "--output", metavar="CERT.json", help="write the certificate here")
     p.add_argument("--format", choices=["text", "md", "html", "json", "junit"], default="text",
                    help="report format on stdout (default: text)")

@@ -22,7 +22,7 @@ DESCRIPTION = ("Certify a lower bound on the functional dimension of NET (Grigsb
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("network", metavar="NET", help="network file (.json, .npz, .onnx, .safetensors)")
+    p.add_argument("network", metavar="NET", help="network file (.json, .npz, .onnx, .safetensors; see README, File formats)")
     p.add_argument("--points", type=positive_int, default=None, metavar="N",
                    help="number of Gaussian sample points (default 100 × U)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")

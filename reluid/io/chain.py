@@ -27,8 +27,9 @@ numerator and denominator are both perfect squares.  Hence two modes:
     the exact values, so it does not depend on any floating-point library);
     then t = β − s μ and the fold are exact.  The certified network is then
     the one with these rounded scales, which differs from the model's real
-    function by that rounding (relative error ≤ 2⁻²⁴ per scale).  The
-    network's :attr:`~reluid.model.network.Network.assumption` says so.
+    function by that rounding (relative error ≤ 2⁻²⁴ per scale outside the
+    subnormal range).  The network's
+    :attr:`~reluid.model.network.Network.assumption` says so.
 
 A BatchNorm right after an affine layer (no ReLU between) is folded into it
 (``W ← diag(s) W``, ``b ← s b + t``); otherwise into the affine layer right
@@ -241,7 +242,11 @@ def _scales(bn: BatchNorm, n: int, options: ReadOptions) -> tuple[list[Fraction]
         r = var[i] + bn.epsilon
         if r <= 0:
             raise InvalidNetwork(f"{bn.label}: σ² + ε = {r} is not positive at feature {i}")
-        got = batchnorm_scale(gamma[i], r, options.batchnorm)
+        try:
+            got = batchnorm_scale(gamma[i], r, options.batchnorm)
+        except OverflowError:
+            raise InvalidNetwork(f"{bn.label}: the scale γ/√(σ² + ε) at feature {i} is beyond the float32 "
+                                 "range") from None
         if got is None:
             raise InvalidNetwork(
                 f"{bn.label}: √(σ² + ε) is irrational at feature {i} (σ² + ε = {r}), so the BatchNorm cannot be "
