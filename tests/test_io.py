@@ -901,3 +901,25 @@ def test_nearest_float32_sqrt_is_correctly_rounded():
     fc = Affine(ArrayLayer(np.ones((1, 1)), np.zeros(1), "W", "b"), "fc")
     with pytest.raises(InvalidNetwork, match="beyond the float32 range"):
         assemble([fc, bn], ReadOptions(batchnorm="float32"))
+
+
+@pytest.mark.parametrize("suffix", [".json", ".onnx", ".safetensors"])
+def test_assumption_travels_with_the_network(tmp_path, suffix):
+    from dataclasses import replace
+
+    stated = replace(DYADIC, assumption="relu-mlp (stated by --assume relu-mlp): Linear layers 0 → 2 (...)")
+    path = tmp_path / f"net{suffix}"
+    save(stated, path)
+    back = load(path)
+    assert back == stated and back.assumption.startswith(stated.assumption)
+    if suffix == ".safetensors":  # plus reluid's own statement in the file it wrote
+        assert back.assumption.endswith("(stated by the file's reluid metadata): Linear layers 0 → 2 (order from "
+                                        "the file's reluid metadata), ReLU between consecutive layers, none after "
+                                        "the last")
+    else:
+        assert back.assumption == stated.assumption
+    with pytest.raises(InvalidNetwork, match="that .npz cannot record"):
+        save(stated, tmp_path / "net.npz")
+    assert not (tmp_path / "net.npz").exists()
+    with pytest.raises(InvalidNetwork, match="'assumption' must be a string"):
+        parse_network(doc([{"weight": [[1]], "bias": [0]}], assumption=1))

@@ -502,3 +502,15 @@ def test_audit_of_a_folder_under_one_statement(tmp_path):
     assert "[assumption:" not in lines["torch_plain.onnx"]
     assert "pass --layers" in lines["torch_named.safetensors"]
     assert "[assumption: relu-mlp (stated by --assume relu-mlp)" in (tmp_path / "s.md").read_text(encoding="utf-8")
+
+
+def test_an_assumption_is_not_lost_by_converting_the_network(tmp_path):
+    path = fixture("torch_prefixed.safetensors")
+    code, out, err = run("minimal", path, "--assume", "relu-mlp")
+    assert code == 0, err
+    assert json.loads(out)["assumption"].startswith("relu-mlp (stated by --assume relu-mlp)")
+    converted = tmp_path / "minimal.json"
+    converted.write_text(out, encoding="utf-8")
+    code, out, err = run("certify", converted, "-o", tmp_path / "c.json")
+    assert "Assumption (not checkable" in out and "stated by --assume relu-mlp" in out
+    assert read_certificate(tmp_path / "c.json").assumption.startswith("relu-mlp (stated by --assume relu-mlp)")

@@ -193,6 +193,7 @@ class Certificate:
         d["network"] = {"sha256": self.network_sha256, "architecture": list(self.architecture)}
         if self.network is not None:
             d["network"]["embedded"] = self.network.to_dict()
+            d["network"]["embedded"].pop("assumption", None)  # recorded once, in the network block
         if self.assumption:
             d["network"]["assumption"] = self.assumption
         d["claims"] = [c.to_dict() for c in self.claims]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from reluid.cli.common import add_input_options, load_network
 
 NAME = "minimal"
@@ -22,5 +24,7 @@ def run(args, stdout, stderr) -> int:
     out = mf.theta.to_network(name=f"{net.name or 'network'} (minimal form)",
                               description=f"minimal form (Ramakrishnan 2026, Definition 3); "
                                           f"0-factor rank {mf.zero_factor_rank}")
+    if net.assumption:  # the same function, so the same assumption about it
+        out = replace(out, assumption=net.assumption)
     stdout.write(generate_json(out))
     return 0

@@ -138,8 +138,12 @@ def encode(net: Network) -> bytes:
     Raises
     ------
     InvalidNetwork
-        If a parameter is not exactly a float64.
+        If a parameter is not exactly a float64, or the network carries an
+        assumption (an ``.npz`` archive has no place for it).
     """
+    if net.assumption:
+        raise InvalidNetwork(f"the network was read under an assumption ({net.assumption[:80]}...) that .npz "
+                             "cannot record; save to .json, .onnx or .safetensors, which keep it")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
         for i, (W, b) in enumerate(float64_arrays(net), start=1):

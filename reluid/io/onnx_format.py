@@ -427,7 +427,8 @@ def read(path: str, options: ReadOptions = ReadOptions()) -> Network:
         else:
             steps.append(step)
     metadata = {_text(p.key): _text(p.value) for p in model.metadata_props}
-    return assemble(steps, options, name=metadata.get("reluid.name"), description=metadata.get("reluid.description"))
+    return assemble(steps, options, name=metadata.get("reluid.name"), description=metadata.get("reluid.description"),
+                    assumption=metadata.get("reluid.assumption") or None)
 
 
 def _names(step) -> tuple:
@@ -469,7 +470,7 @@ def encode(net: Network) -> bytes:
         initializer=initializers)
     model = helper.make_model(graph, producer_name="reluid", ir_version=8,
                               opset_imports=[helper.make_opsetid("", OPSET)])
-    metadata = {"reluid.name": net.name, "reluid.description": net.description}
+    metadata = {"reluid.name": net.name, "reluid.description": net.description, "reluid.assumption": net.assumption}
     helper.set_model_props(model, {k: v for k, v in metadata.items() if v})
     return model.SerializeToString()
 

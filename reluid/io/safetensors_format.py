@@ -72,6 +72,7 @@ _KINDS = ("weight", "bias")
 #: The ``__metadata__`` keys reluid writes and reads.
 STATEMENT_KEY = "reluid"
 LAYERS_KEY = "reluid.layers"
+ASSUMPTION_KEY = "reluid.assumption"
 
 
 def _header(data: bytes) -> tuple[dict, dict, int]:
@@ -266,6 +267,8 @@ def read(path: str, options: ReadOptions = ReadOptions()) -> Network:
         layers.append(ArrayLayer(weight, bias, keys["weight"], bias_name))
     assumption = (f"relu-mlp ({stated_by}): Linear layers {' → '.join(order)} ({how}), ReLU between consecutive "
                   "layers, none after the last")
+    if metadata.get(ASSUMPTION_KEY):  # the network reluid saved had been read under an assumption itself
+        assumption = f"{metadata[ASSUMPTION_KEY]}; {assumption}"
     return network_from_arrays(layers, name=metadata.get("reluid.name"),
                                description=metadata.get("reluid.description"), assumption=assumption,
                                orientation_hint=True)
@@ -293,6 +296,8 @@ def encode(net: Network) -> bytes:
         metadata["reluid.name"] = net.name
     if net.description:
         metadata["reluid.description"] = net.description
+    if net.assumption:
+        metadata[ASSUMPTION_KEY] = net.assumption
     return _save_tensors(tensors, metadata=metadata)
 
 

@@ -190,6 +190,8 @@ class Network:
             d["name"] = self.name
         if self.description:
             d["description"] = self.description
+        if self.assumption:
+            d["assumption"] = self.assumption
         d["layers"] = [
             {"weight": [[format_rational(x) for x in r] for r in L.weight] if L.weight else [],
              "bias": [format_rational(x) for x in L.bias],
