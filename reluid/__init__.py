@@ -18,7 +18,8 @@ import importlib
 
 from reluid._version import __version__
 
-_API = ("load", "save", "parse_network", "generate_json", "read_certificate", "write_certificate",
+_API = ("load", "save", "parse_network", "generate_json", "read_certificate", "write_certificate", "from_torch",
+        "from_sklearn", "as_network",
         "certify", "decide", "check", "equivalent", "canonical_form", "is_canonical", "same_orbit",
         "minimal_form", "is_minimal", "zero_factor_reduction", "ominus", "stabilizer", "find_flip_set",
         "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions", "run_survey", "prove")

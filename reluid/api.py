@@ -16,12 +16,15 @@ checker (:mod:`reluid.checker`) → reports (:mod:`reluid.report`).
 
 from __future__ import annotations
 
+import sys
+
 from reluid.certificates.schema import Certificate
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
 
 __all__ = [
     "load", "save", "parse_network", "generate_json", "read_certificate", "write_certificate",
+    "from_torch", "from_sklearn", "as_network",
     "certify", "decide", "check",
     "equivalent", "canonical_form", "is_canonical", "same_orbit",
     "minimal_form", "is_minimal", "zero_factor_reduction", "ominus", "stabilizer",
@@ -31,22 +34,64 @@ __all__ = [
 
 
 def _network(net, what: str = "net") -> Network:
-    if isinstance(net, Shallow):
-        return net.to_network()
-    if not isinstance(net, Network):
-        raise InvalidArgument(f"{what} must be a reluid Network or Shallow, got {type(net).__name__}")
-    return net
+    try:
+        return as_network(net)
+    except InvalidArgument:
+        raise InvalidArgument(f"{what} must be a reluid Network, Shallow, torch.nn.Module or fitted scikit-learn "
+                              f"MLP, got {type(net).__name__}") from None
 
 
 # ---------------------------------------------------------------------------
 # files
 # ---------------------------------------------------------------------------
 
-def load(path) -> Network:
-    """Read a network file exactly (``.json``, ``.npz``, ``.onnx``, ``.safetensors``); see :func:`reluid.io.load`."""
-    from reluid.io import load as _load
+def load(path, *, assume: str | None = None, layers=None, batchnorm: str = "exact",
+         spelling: str = "python") -> Network:
+    """Read a network file exactly (``.json``, ``.npz``, ``.onnx``, ``.safetensors``); see :func:`reluid.io.load`.
 
-    return _load(path)
+    ``assume``, ``layers`` and ``batchnorm`` state what a file does not say
+    itself (a safetensors file's architecture and layer order, how a
+    BatchNorm is folded); ``spelling="cli"`` names them as command-line flags
+    in messages.
+    """
+    from reluid.io.loader import ReadOptions, read_file
+
+    if spelling not in ("python", "cli"):
+        raise InvalidArgument(f"spelling must be 'python' or 'cli', got {spelling!r}")
+    return read_file(path, ReadOptions(assume=assume, layers=layers, batchnorm=batchnorm, cli=spelling == "cli"))
+
+
+def from_torch(module, *, input_shape=None, batchnorm: str = "exact") -> Network:
+    """The exact network of a PyTorch module (``nn.Sequential`` or a plain chain); see :mod:`reluid.io.torch_adapter`."""
+    from reluid.io.torch_adapter import from_torch as _from_torch
+
+    return _from_torch(module, input_shape=input_shape, batchnorm=batchnorm)
+
+
+def from_sklearn(estimator) -> Network:
+    """The exact network (the logits) of a fitted scikit-learn MLP; see :mod:`reluid.io.sklearn_adapter`."""
+    from reluid.io.sklearn_adapter import from_sklearn as _from_sklearn
+
+    return _from_sklearn(estimator)
+
+
+def as_network(net) -> Network:
+    """``net`` as a :class:`Network`: a Shallow θ, a torch module or a fitted scikit-learn MLP are converted.
+
+    torch and scikit-learn objects are recognised only when the caller has
+    already imported those libraries, so nothing here imports them.
+    """
+    if isinstance(net, Network):
+        return net
+    if isinstance(net, Shallow):
+        return net.to_network()
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(net, torch.nn.Module):
+        return from_torch(net)
+    if "sklearn" in sys.modules and type(net).__module__.startswith("sklearn."):
+        return from_sklearn(net)
+    raise InvalidArgument(f"expected a Network, Shallow, torch.nn.Module or fitted scikit-learn MLP, "
+                          f"got {type(net).__name__}")
 
 
 def save(net: Network | Shallow, path) -> None:
@@ -113,7 +158,10 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
 
     Parameters
     ----------
-    net : Network or Shallow
+    net : Network, Shallow, torch.nn.Module or fitted scikit-learn MLP
+        A module or estimator is read by :func:`from_torch` / :func:`from_sklearn`
+        with their defaults (call those yourself for ``input_shape`` or
+        ``batchnorm="float32"``).
     timeout : float or None
         Seconds for searches; running out gives an ``unknown`` verdict.
     seed : int

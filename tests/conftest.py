@@ -19,3 +19,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def update_golden(request):
     return request.config.getoption("--update-golden")
+
+
+# the fixture generator needs torch and scikit-learn when run; it is not a test module
+collect_ignore = ["fixtures/make_fixtures.py"]

@@ -152,7 +152,7 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
                              stratum=st, fibre_orbits=decision.fibre_orbits)
     return Certificate(verdict=v, network_sha256=net.sha256(), architecture=net.architecture,
                        claims=tuple(claims), network=net if _embed(net, embed) else None, witness=witness,
-                       reason=decision.reason, producer=producer)
+                       reason=decision.reason, producer=producer, assumption=net.assumption)
 
 
 # ---------------------------------------------------------------------------
@@ -223,7 +223,8 @@ def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Ce
     embedded = net if _embed(net, embed) else None
     if decision.verdict is not Verdict.HIDDEN:
         return Certificate(verdict=decision.verdict, network_sha256=net.sha256(), architecture=net.architecture,
-                           claims=tuple(info), network=embedded, reason=decision.reason, producer=producer)
+                           claims=tuple(info), network=embedded, reason=decision.reason, producer=producer,
+                           assumption=net.assumption)
     m, theta2, inputs = decision.mechanism, decision.witness, decision.inputs
     premise = _premise_claim(m, "premise")
     wclaim = Claim(
@@ -242,4 +243,5 @@ def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Ce
                       details={"location": where, "layer": m.layer, "neurons": list(m.neurons),
                                "delta": decision.delta, "method": m.method, "trust": m.trust.value})
     return Certificate(verdict=Verdict.HIDDEN, network_sha256=net.sha256(), architecture=net.architecture,
-                       claims=(premise, wclaim, *info), network=embedded, witness=witness, producer=producer)
+                       claims=(premise, wclaim, *info), network=embedded, witness=witness, producer=producer,
+                       assumption=net.assumption)

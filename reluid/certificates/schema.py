@@ -11,7 +11,8 @@ Layout::
     {"format": "reluid.certificate/1",
      "verdict": "no-hidden-symmetries" | "hidden-symmetry" | "unknown",
      "reason": "...",                       # unknown only
-     "network": {"sha256": "...", "architecture": [m, n, k], "embedded": {reluid.network/1}},
+     "network": {"sha256": "...", "architecture": [m, n, k], "embedded": {reluid.network/1},
+                 "assumption": "..."},     # only when the input did not state the function itself
      "claims": [{"id", "kind", "statement", "reference", "trust", "role",
                  "evidence": {...}, "solver": {...} | null}, ...],
      "witness": {"mechanism": "...", "network": {reluid.network/1}, "details": {...}} | null,
@@ -162,6 +163,9 @@ class Certificate:
     witness: Witness | None = None
     reason: str | None = None
     producer: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    #: :attr:`Network.assumption` of the network certified: what was taken to
+    #: hold where the input did not say.  Recorded and shown, never checkable.
+    assumption: str | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "verdict", Verdict(self.verdict))
@@ -184,6 +188,9 @@ class Certificate:
         d["network"] = {"sha256": self.network_sha256, "architecture": list(self.architecture)}
         if self.network is not None:
             d["network"]["embedded"] = self.network.to_dict()
+            d["network"]["embedded"].pop("assumption", None)  # recorded once, in the network block
+        if self.assumption:
+            d["network"]["assumption"] = self.assumption
         d["claims"] = [c.to_dict() for c in self.claims]
         d["witness"] = self.witness.to_dict() if self.witness else None
         d["producer"] = thaw(self.producer)
@@ -257,6 +264,9 @@ def from_json(text: str | bytes) -> Certificate:
     if not all(isinstance(a, int) and not isinstance(a, bool) and a >= 0 for a in arch):
         raise CertificateError("network.architecture must be a list of non-negative integers")
     embedded = network_from_dict(net_d["embedded"], "network.embedded") if "embedded" in net_d else None
+    assumption = net_d.get("assumption")
+    if assumption is not None and (not isinstance(assumption, str) or not assumption):
+        raise CertificateError("network.assumption must be a non-empty string")
     claims = []
     for i, c in enumerate(_need(d, "claims", list, "certificate")):
         where = f"claims[{i}]"
@@ -282,7 +292,8 @@ def from_json(text: str | bytes) -> Certificate:
     if not isinstance(producer, dict):
         raise CertificateError("producer must be an object")
     return Certificate(verdict=verdict, network_sha256=sha, architecture=tuple(arch), claims=tuple(claims),
-                       network=embedded, witness=witness, reason=d.get("reason"), producer=producer)
+                       network=embedded, witness=witness, reason=d.get("reason"), producer=producer,
+                       assumption=assumption)
 
 
 def read_certificate(path) -> Certificate:

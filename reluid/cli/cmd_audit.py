@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from reluid.cli.common import positive_float, write_text
+from reluid.cli.common import add_input_options, load_network, positive_float, write_text
 from reluid.errors import InvalidNetwork, NotShallow
 
 NAME = "audit"
@@ -27,6 +27,7 @@ def add_arguments(p) -> None:
     p.add_argument("--reports", metavar="DIR", help="one Markdown proof-like report per network")
     p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S", help="per network (default 60)")
     p.add_argument("--seed", type=int, default=0)
+    add_input_options(p)
 
 
 def collect(paths):
@@ -51,7 +52,7 @@ def _stems(paths) -> dict:
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.api import certify, load
+    from reluid.api import certify
     from reluid.report import (AuditEntry, generate_html, generate_junit, generate_markdown, generate_report,
                                generate_summary_markdown)
     from reluid.report.certificate import summary_line
@@ -62,7 +63,7 @@ def run(args, stdout, stderr) -> int:
     for path in paths:
         t0 = time.perf_counter()
         try:
-            net = load(path)
+            net = load_network(path, args)
             cert = certify(net, timeout=args.timeout, seed=args.seed)
         except (InvalidNetwork, NotShallow) as e:
             entries.append(AuditEntry(path, "invalid-input", " ".join(str(e).split()), time.perf_counter() - t0))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from reluid.cli.common import load_network, positive_float, write_text
+from reluid.cli.common import add_input_options, load_network, positive_float, write_text
 
 NAME = "certify"
 HELP = "decide whether a network has hidden symmetries; write a certificate"
@@ -13,7 +13,7 @@ DESCRIPTION = ("Decide whether NET has hidden symmetries. Exit codes: 0 no hidde
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("network", metavar="NET", help="network file (.json, .npz, .onnx, .safetensors)")
+    p.add_argument("network", metavar="NET", help="network file (.json, .npz, .onnx, .safetensors; see README, File formats)")
     p.add_argument("-o", "--output", metavar="CERT.json", help="write the certificate here")
     p.add_argument("--format", choices=["text", "md", "html", "json", "junit"], default="text",
                    help="report format on stdout (default: text)")
@@ -22,6 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--progress", action="store_true", help="show progress bars")
     p.add_argument("--embed", action=argparse.BooleanOptionalAction, default=None,
                    help="embed the network in the certificate (default: when it has ≤ 20 000 parameters)")
+    add_input_options(p)
 
 
 def run(args, stdout, stderr) -> int:
@@ -29,7 +30,7 @@ def run(args, stdout, stderr) -> int:
     from reluid.report import AuditEntry, generate_junit, generate_report
     from reluid.report.certificate import summary_line
 
-    net = load_network(args.network)
+    net = load_network(args.network, args)
     cert = certify(net, timeout=args.timeout, seed=args.seed, embed=args.embed, progress=args.progress)
     if args.output:
         write_text(args.output, generate_report(cert, "json"))

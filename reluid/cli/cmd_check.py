@@ -10,6 +10,8 @@ DESCRIPTION = "Re-verify CERT exactly. Exit codes: 0 valid, 1 rejected, 4 invali
 def add_arguments(p) -> None:
     p.add_argument("certificate", metavar="CERT.json")
     p.add_argument("--network", metavar="NET", help="the network (default: the copy embedded in CERT)")
+    from reluid.cli.common import add_input_options
+    add_input_options(p)
 
 
 def run(args, stdout, stderr) -> int:
@@ -19,8 +21,8 @@ def run(args, stdout, stderr) -> int:
     cert = read_certificate(args.certificate)
     net = None
     if args.network:
-        from reluid.api import load
-        net = load(args.network)
+        from reluid.cli.common import load_network
+        net = load_network(args.network, args)
     report = check(cert, net)
-    print(generate_check_text(report), file=stdout)
+    print(generate_check_text(report, cert.assumption), file=stdout)
     return report.exit_code

@@ -25,6 +25,8 @@ def add_arguments(p) -> None:
     p.add_argument("--latex", action="store_true", help="LaTeX instead of plain text")
     p.add_argument("--literal-definition-9", action="store_true",
                    help="use Definition 9 as printed (Σβ(i)a_i, without v_i) -- known to be wrong")
+    from reluid.cli.common import add_input_options
+    add_input_options(p)
 
 
 def run(args, stdout, stderr) -> int:
@@ -35,7 +37,7 @@ def run(args, stdout, stderr) -> int:
     net = None
     if args.at:
         from reluid.cli.common import load_network
-        net = load_network(args.at)
+        net = load_network(args.at, args)
         theta = net.shallow()
         arch = (theta.m, theta.n, theta.k)
     if args.arch:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reluid.cli.common import load_network
+from reluid.cli.common import add_input_options, load_network
 
 NAME = "equiv"
 HELP = "decide whether two shallow networks compute the same function"
@@ -12,12 +12,13 @@ DESCRIPTION = "Exit codes: 0 equal functions, 1 different (prints a distinguishi
 def add_arguments(p) -> None:
     p.add_argument("net1", metavar="NET1")
     p.add_argument("net2", metavar="NET2")
+    add_input_options(p)
 
 
 def run(args, stdout, stderr) -> int:
     from reluid.api import equivalent
     from reluid.report.shallow import generate_equivalence
 
-    eq = equivalent(load_network(args.net1), load_network(args.net2))
+    eq = equivalent(load_network(args.net1, args), load_network(args.net2, args))
     stdout.write(generate_equivalence(eq, args.net1, args.net2))
     return 0 if eq.equal else 1

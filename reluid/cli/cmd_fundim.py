@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from reluid.cli.common import load_network, positive_int, write_text
+from reluid.cli.common import add_input_options, load_network, positive_int, write_text
 
 NAME = "fundim"
 HELP = "certified functional dimension (exact Jacobian rank modulo a prime)"
@@ -19,20 +19,21 @@ DESCRIPTION = ("Certify a lower bound on the functional dimension of NET (Grigsb
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("network", metavar="NET", help="network file (.json, .npz, .onnx, .safetensors)")
+    p.add_argument("network", metavar="NET", help="network file (.json, .npz, .onnx, .safetensors; see README, File formats)")
     p.add_argument("--points", type=positive_int, default=None, metavar="N",
                    help="number of Gaussian sample points (default 100 × U)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--exact", action="store_true",
                    help="find every activation pattern exactly (slower; witness points are always checked exactly)")
     p.add_argument("--json", metavar="FILE", help="write the result (with the witness points) as JSON")
+    add_input_options(p)
 
 
 def run(args, stdout, stderr) -> int:
     from reluid.api import functional_dimension
     from reluid.report.fundim import generate_fundim_json, generate_fundim_text
 
-    net = load_network(args.network)
+    net = load_network(args.network, args)
     r = functional_dimension(net, points=args.points, seed=args.seed, method="exact" if args.exact else "auto")
     stdout.write(generate_fundim_text(r, args.network))
     if args.json:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from reluid.cli.common import load_network
+from dataclasses import replace
+
+from reluid.cli.common import add_input_options, load_network
 
 NAME = "minimal"
 HELP = "print the minimal form of a shallow network as reluid JSON"
@@ -10,15 +12,18 @@ HELP = "print the minimal form of a shallow network as reluid JSON"
 
 def add_arguments(p) -> None:
     p.add_argument("network", metavar="NET")
+    add_input_options(p)
 
 
 def run(args, stdout, stderr) -> int:
     from reluid.api import generate_json, minimal_form
 
-    net = load_network(args.network)
+    net = load_network(args.network, args)
     mf = minimal_form(net)
     out = mf.theta.to_network(name=f"{net.name or 'network'} (minimal form)",
                               description=f"minimal form (Ramakrishnan 2026, Definition 3); "
                                           f"0-factor rank {mf.zero_factor_rank}")
+    if net.assumption:  # the same function, so the same assumption about it
+        out = replace(out, assumption=net.assumption)
     stdout.write(generate_json(out))
     return 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reluid.cli.common import load_network
+from reluid.cli.common import add_input_options, load_network
 
 NAME = "stabilizer"
 HELP = "print the stabilizer of a shallow network in H_n"
@@ -10,11 +10,12 @@ HELP = "print the stabilizer of a shallow network in H_n"
 
 def add_arguments(p) -> None:
     p.add_argument("network", metavar="NET")
+    add_input_options(p)
 
 
 def run(args, stdout, stderr) -> int:
     from reluid.api import stabilizer
     from reluid.report.shallow import generate_stabilizer
 
-    stdout.write(generate_stabilizer(stabilizer(load_network(args.network))))
+    stdout.write(generate_stabilizer(stabilizer(load_network(args.network, args))))
     return 0

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
-__all__ = ["load_network", "positive_float", "positive_int", "write_text"]
+__all__ = ["add_input_options", "load_network", "positive_float", "positive_int", "write_text"]
 
 
-def load_network(path):
+def add_input_options(p) -> None:
+    """``--assume``, ``--layers`` and ``--batchnorm``: what the user states about network files."""
+    p.add_argument("--assume", choices=["relu-mlp"], default=None,
+                   help="the architecture of a .safetensors file, which holds tensors but not the function: "
+                        "relu-mlp = Linear layers in order, ReLU between them, nothing after the last "
+                        "(recorded in the certificate; not needed for files reluid saved)")
+    p.add_argument("--layers", metavar="A,B,...", default=None,
+                   help="the order of a .safetensors file's Linear modules, e.g. fc1,fc2,out")
+    p.add_argument("--batchnorm", choices=["exact", "float32"], default="exact",
+                   help="fold ONNX BatchNormalization exactly (default; refused when a √(σ²+ε) is irrational) "
+                        "or with its scale γ/√(σ²+ε) rounded to float32 (recorded in the certificate)")
+
+
+def load_network(path, args=None):
+    """Read ``path`` with the statements of :func:`add_input_options` found on ``args``."""
     from reluid.api import load
 
-    return load(path)
+    return load(path, assume=getattr(args, "assume", None), layers=getattr(args, "layers", None),
+                batchnorm=getattr(args, "batchnorm", None) or "exact", spelling="cli")
 
 
 def positive_float(text: str) -> float:

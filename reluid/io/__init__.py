@@ -8,13 +8,20 @@ Formats, chosen by suffix:
 ``.npz``
     NumPy arrays ``W1, b1, W2, b2, ...`` (:mod:`reluid.io.npz`).
 ``.onnx``
-    Chains of ``Gemm``/``MatMul``+``Add`` and ``Relu`` (:mod:`reluid.io.onnx_format`).
+    Chains of ``Gemm``/``MatMul``+``Add`` and ``Relu``, with BatchNormalization
+    folded (:mod:`reluid.io.onnx_format`, :mod:`reluid.io.chain`).
 ``.safetensors``
-    PyTorch ``nn.Sequential`` state dicts (:mod:`reluid.io.safetensors_format`).
+    Linear-layer state dicts, read only with a statement of the architecture
+    (``assume="relu-mlp"`` or reluid's own metadata; :mod:`reluid.io.safetensors_format`).
+
+Pickles (``.pt``, ``.pth``, ``.pkl``, ...) are refused.  Models in memory are
+read by :func:`reluid.from_torch` (:mod:`reluid.io.torch_adapter`) and
+:func:`reluid.from_sklearn` (:mod:`reluid.io.sklearn_adapter`).
 
 Binary floats are read as the exact binary value they hold; nothing is
-approximated and nothing is unpickled.  Every problem with a file raises
-:class:`~reluid.errors.InvalidNetwork` with a one-line message naming the file.
+approximated and nothing is unpickled.  What an input does not state and the
+user does is recorded in :attr:`Network.assumption`.  Every problem with a file
+raises :class:`~reluid.errors.InvalidNetwork` with a one-line message naming the file.
 
 Examples
 --------

@@ -6,6 +6,7 @@ A file holds one object::
       "format": "reluid.network/1",
       "name": "theta1",                      (optional)
       "description": "...",                  (optional)
+      "assumption": "...",                   (optional: see Network.assumption)
       "layers": [
         {"weight": [[1, 1], [-1, 0], [0, -1]], "bias": [-2, -1, -1]},
         {"weight": [[1, 1, 1]], "bias": [-6]}
@@ -35,7 +36,7 @@ __all__ = ["FORMAT", "parse_network", "generate_json", "read", "write"]
 
 FORMAT = "reluid.network/1"
 
-_TOP_KEYS = {"format", "name", "description", "layers"}
+_TOP_KEYS = {"format", "name", "description", "assumption", "layers"}
 _LAYER_KEYS = {"weight", "bias", "inputs"}
 
 #: Largest decimal exponent accepted: ``1e999999999`` would otherwise make
@@ -127,7 +128,7 @@ def _network(doc) -> Network:
     unknown = set(doc) - _TOP_KEYS
     if unknown:
         raise InvalidNetwork(f"unknown top-level key(s) {', '.join(map(repr, sorted(unknown)))}")
-    for key in ("name", "description"):
+    for key in ("name", "description", "assumption"):
         if key in doc and not isinstance(doc[key], str):
             raise InvalidNetwork(f"{key!r} must be a string, got {_short(doc[key])}")
     raw = doc.get("layers")
@@ -139,7 +140,8 @@ def _network(doc) -> Network:
         layers.append(_layer(obj, i, layers[-1].n_out if layers else None))
         count += layers[-1].n_out * (layers[-1].n_in + 1)
         check_param_count(count)
-    return Network(tuple(layers), name=doc.get("name"), description=doc.get("description"))
+    return Network(tuple(layers), name=doc.get("name"), description=doc.get("description"),
+                   assumption=doc.get("assumption") or None)
 
 
 def parse_network(text: str, path: str | None = None) -> Network:
@@ -184,8 +186,12 @@ def parse_network(text: str, path: str | None = None) -> Network:
         raise InvalidNetwork(f"malformed JSON ({type(exc).__name__}: {one_line(exc)})", path) from None
 
 
-def read(path: str) -> Network:
-    """Read a ``.json`` network file (see :func:`parse_network`)."""
+def read(path: str, options=None) -> Network:
+    """Read a ``.json`` network file (see :func:`parse_network`).
+
+    The format states its function, so ``options`` (a
+    :class:`~reluid.io.loader.ReadOptions`) has nothing to add.
+    """
     data = read_bytes(path)
     try:
         text = data.decode("utf-8-sig")
@@ -239,6 +245,8 @@ def generate_json(net: Network) -> str:
         head.append(f'  "name": {json.dumps(net.name, ensure_ascii=False)}')
     if net.description:
         head.append(f'  "description": {json.dumps(net.description, ensure_ascii=False)}')
+    if net.assumption:
+        head.append(f'  "assumption": {json.dumps(net.assumption, ensure_ascii=False)}')
     layers = []
     for L in net.layers:
         rows = ",\n".join(f"        {_row(r)}" for r in L.weight)

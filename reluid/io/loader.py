@@ -30,6 +30,11 @@ from reluid.model.network import Layer, Network
 from reluid.model.rational import gc_paused
 
 __all__ = [
+    "ASSUMPTIONS",
+    "BATCHNORM_MODES",
+    "PICKLE_SUFFIXES",
+    "ReadOptions",
+    "read_file",
     "MAX_FILE_BYTES",
     "MAX_PARAMS",
     "SUFFIXES",
@@ -63,6 +68,78 @@ SUFFIXES = {
 }
 
 
+#: Suffixes of pickle-based files (PyTorch checkpoints, joblib/pickle dumps).
+#: They are refused by name: unpickling runs arbitrary code.
+PICKLE_SUFFIXES = (".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".joblib")
+
+PICKLE_ADVICE = ("reluid never unpickles (loading a pickle runs arbitrary code); for a PyTorch model export "
+                 "ONNX, save its state_dict as .safetensors and state the architecture (--assume relu-mlp), "
+                 "or call reluid.from_torch(model) in Python; for scikit-learn call reluid.from_sklearn(estimator)")
+
+#: The architectures a user (or the file's ``reluid`` metadata) can state for
+#: a file that holds tensors only.  ``relu-mlp``: the layers are Linear maps
+#: ``x -> W x + b`` (W stored n_out × n_in), applied in order, with ReLU
+#: between consecutive layers and nothing after the last.
+ASSUMPTIONS = ("relu-mlp",)
+
+#: How a BatchNorm whose scale γ/√(σ²+ε) is irrational may be folded:
+#: ``exact`` refuses it, ``float32`` uses the scale correctly rounded to
+#: float32 and records that (see :mod:`reluid.io.chain`).
+BATCHNORM_MODES = ("exact", "float32")
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What the user states about a file beyond what the file says itself.
+
+    Parameters
+    ----------
+    assume : str, optional
+        One of :data:`ASSUMPTIONS`; needed for ``.safetensors`` files without
+        reluid's own metadata, ignored by formats that state their function.
+    layers : tuple of str, optional
+        The order of a ``.safetensors`` file's modules (``("fc1", "fc2", "out")``).
+    batchnorm : str
+        One of :data:`BATCHNORM_MODES`.
+    cli : bool
+        Name the options as command-line flags (``--assume relu-mlp``) rather
+        than as keyword arguments (``assume='relu-mlp'``) in messages and in
+        the recorded assumption.
+    """
+
+    assume: str | None = None
+    layers: tuple[str, ...] | None = None
+    batchnorm: str = "exact"
+    cli: bool = False
+
+    def __post_init__(self):
+        if self.assume is not None and self.assume not in ASSUMPTIONS:
+            raise InvalidArgument(f"{self.flag('assume')}: unknown architecture {self.assume!r}; "
+                                  f"expected one of {', '.join(ASSUMPTIONS)}")
+        if self.batchnorm not in BATCHNORM_MODES:
+            raise InvalidArgument(f"{self.flag('batchnorm')}: expected one of {', '.join(BATCHNORM_MODES)}, "
+                                  f"got {self.batchnorm!r}")
+        layers = self.layers
+        if layers is not None:
+            if isinstance(layers, str):
+                layers = tuple(part.strip() for part in layers.split(","))
+            else:
+                try:
+                    layers = tuple(layers)
+                except TypeError:
+                    raise InvalidArgument(f"{self.flag('layers')}: expected module names, got "
+                                          f"{type(self.layers).__name__}") from None
+            if not layers or not all(isinstance(x, str) and x for x in layers):
+                raise InvalidArgument(f"{self.flag('layers')}: expected a non-empty list of module names")
+            object.__setattr__(self, "layers", layers)
+
+    def flag(self, name: str, value: str | None = None) -> str:
+        """How the user spells option ``name`` (with ``value``): ``--assume relu-mlp`` or ``assume='relu-mlp'``."""
+        if self.cli:
+            return f"--{name}" + (f" {value}" if value is not None else "")
+        return f"{name}=" + (repr(value) if value is not None else "")
+
+
 # ---------------------------------------------------------------------------
 # dispatch
 # ---------------------------------------------------------------------------
@@ -72,6 +149,8 @@ def _format_module(path: str, *, for_writing: bool):
         return InvalidArgument(f"{path}: {message}") if for_writing else InvalidNetwork(message, path)
 
     suffix = os.path.splitext(path)[1].lower()
+    if suffix in PICKLE_SUFFIXES and not for_writing:
+        raise error(f"{suffix} files are pickles: {PICKLE_ADVICE}")
     if suffix not in SUFFIXES:
         raise error(f"unknown file type {suffix or '(no suffix)'!r}; expected one of {', '.join(SUFFIXES)}")
     module, dependency = SUFFIXES[suffix]
@@ -84,13 +163,27 @@ def _format_module(path: str, *, for_writing: bool):
                     f"(pip install 'reluid[{dependency}]')") from None
 
 
-def load(path) -> Network:
+def load(path, *, assume: str | None = None, layers=None, batchnorm: str = "exact") -> Network:
     """Read a network file, choosing the format by its suffix.
 
     Parameters
     ----------
     path : str or os.PathLike
         A ``.json`` (reluid format), ``.npz``, ``.onnx`` or ``.safetensors`` file.
+    assume : {"relu-mlp"}, optional
+        The architecture of a ``.safetensors`` file, which holds tensors but
+        not the function they compute.  Needed unless the file carries the
+        ``reluid`` metadata that :func:`save` writes; recorded in
+        :attr:`Network.assumption` and so in every certificate and report.
+        Formats that state their function ignore it.
+    layers : str or sequence of str, optional
+        The order of a ``.safetensors`` file's layers by module name
+        (``"fc1,fc2,out"``), for names that do not sort unambiguously.
+    batchnorm : {"exact", "float32"}
+        How an ONNX ``BatchNormalization`` is folded into its neighbouring
+        affine layer: ``"exact"`` only when every √(σ²+ε) is rational,
+        ``"float32"`` with the scale γ/√(σ²+ε) correctly rounded to float32
+        (recorded in :attr:`Network.assumption`).
 
     Returns
     -------
@@ -103,8 +196,12 @@ def load(path) -> Network:
     ------
     InvalidNetwork
         For any problem with the file (missing, too large, malformed, NaN or
-        infinite entries, inconsistent shapes, unsupported ONNX operators...).
+        infinite entries, inconsistent shapes, unsupported ONNX operators, a
+        safetensors file without a statement of its architecture, a pickle...).
         The message is one line and names the file.
+    InvalidArgument
+        For an unknown ``assume`` or ``batchnorm``, or ``layers`` given for a
+        format other than safetensors.
 
     Examples
     --------
@@ -112,11 +209,19 @@ def load(path) -> Network:
     >>> net.architecture
     (2, 3, 1)
     """
+    return read_file(path, ReadOptions(assume=assume, layers=layers, batchnorm=batchnorm))
+
+
+def read_file(path, options: ReadOptions = ReadOptions()) -> Network:
+    """:func:`load` with the options collected in a :class:`ReadOptions` (the CLI's entry point)."""
     path = os.fspath(path)
     module = _format_module(path, for_writing=False)
+    if options.layers is not None and os.path.splitext(path)[1].lower() != ".safetensors":
+        raise InvalidArgument(f"{path}: {options.flag('layers')} applies only to .safetensors files "
+                              "(the other formats state their layer order)")
     check_file(path)
     try:
-        return module.read(path)
+        return module.read(path, options)
     except InvalidNetwork as err:
         raise _printable(err.with_path(path)) from None
 
@@ -366,7 +471,32 @@ def check_param_count(count: int) -> None:
         raise InvalidNetwork(f"the network has {count} parameters, more than the limit of {MAX_PARAMS}")
 
 
-def _check_shapes(layers: Sequence[ArrayLayer]) -> None:
+def _fits_transposed(layers: Sequence[ArrayLayer]) -> bool:
+    """Whether the shapes would chain if every weight were stored n_in × n_out."""
+    previous = None
+    for L in layers:
+        if not (isinstance(L.weight, np.ndarray) and isinstance(L.bias, np.ndarray)
+                and L.weight.ndim == 2 and L.bias.ndim == 1 and L.bias.shape[0] == L.weight.shape[1]):
+            return False
+        if previous is not None and L.weight.shape[0] != previous.weight.shape[1]:
+            return False
+        previous = L
+    return True
+
+
+TRANSPOSED_HINT = "weights are n_out × n_in; this looks transposed"
+
+
+def _check_shapes(layers: Sequence[ArrayLayer], orientation_hint: bool = False) -> None:
+    try:
+        _check_shapes_as_stored(layers)
+    except InvalidNetwork as err:
+        if orientation_hint and layers and _fits_transposed(layers):
+            raise InvalidNetwork(f"{err.message}; {TRANSPOSED_HINT}") from None
+        raise
+
+
+def _check_shapes_as_stored(layers: Sequence[ArrayLayer]) -> None:
     if not layers:
         raise InvalidNetwork("the file contains no layers")
     count = 0
@@ -398,7 +528,8 @@ def _scaled(values: list[Fraction], scale: Fraction) -> list[Fraction]:
 
 
 def network_from_arrays(layers: Sequence[ArrayLayer], *, name: str | None = None,
-                        description: str | None = None) -> Network:
+                        description: str | None = None, assumption: str | None = None,
+                        orientation_hint: bool = False) -> Network:
     """Validate ``(weight, bias)`` arrays and build the exact :class:`Network`.
 
     Parameters
@@ -406,7 +537,10 @@ def network_from_arrays(layers: Sequence[ArrayLayer], *, name: str | None = None
     layers : sequence of ArrayLayer
         In order from input to output; ReLU is applied after every layer but
         the last.
-    name, description : str, optional
+    name, description, assumption : str, optional
+    orientation_hint : bool
+        When the shapes do not chain but would with every weight transposed,
+        say so (for formats whose convention is n_out × n_in).
 
     Raises
     ------
@@ -421,7 +555,7 @@ def network_from_arrays(layers: Sequence[ArrayLayer], *, name: str | None = None
     >>> net.layers[0].weight, net.layers[0].bias
     (((Fraction(1, 2), Fraction(-1, 1)),), (Fraction(3, 1),))
     """
-    _check_shapes(layers)
+    _check_shapes(layers, orientation_hint)
     built = []
     for L in layers:
         n_out, n_in = L.weight.shape
@@ -429,7 +563,7 @@ def network_from_arrays(layers: Sequence[ArrayLayer], *, name: str | None = None
         b = _scaled(exact_values(L.bias, L.bias_name), L.bias_scale)
         rows = tuple(tuple(w[i:i + n_in]) for i in range(0, n_out * n_in, n_in)) if n_in else ((),) * n_out
         built.append(Layer(rows, tuple(b), n_in))
-    return Network(tuple(built), name=name, description=description)
+    return Network(tuple(built), name=name, description=description, assumption=assumption)
 
 
 # ---------------------------------------------------------------------------

@@ -104,7 +104,7 @@ def _arrays(zf: zipfile.ZipFile) -> tuple[list[tuple[str, str]], dict[str, np.nd
     return pairs, arrays
 
 
-def read(path: str) -> Network:
+def read(path: str, options=None) -> Network:
     """Read an ``.npz`` network file.
 
     Raises
@@ -129,7 +129,7 @@ def read(path: str) -> Network:
             ValueError, TypeError, NotImplementedError, RuntimeError) as exc:
         raise InvalidNetwork(f"not a readable .npz archive ({type(exc).__name__}: {one_line(exc)})",
                              path) from None
-    return network_from_arrays([ArrayLayer(arrays[w], arrays[b], w, b) for w, b in pairs])
+    return network_from_arrays([ArrayLayer(arrays[w], arrays[b], w, b) for w, b in pairs], orientation_hint=True)
 
 
 def encode(net: Network) -> bytes:
@@ -138,8 +138,12 @@ def encode(net: Network) -> bytes:
     Raises
     ------
     InvalidNetwork
-        If a parameter is not exactly a float64.
+        If a parameter is not exactly a float64, or the network carries an
+        assumption (an ``.npz`` archive has no place for it).
     """
+    if net.assumption:
+        raise InvalidNetwork(f"the network was read under an assumption ({net.assumption[:80]}...) that .npz "
+                             "cannot record; save to .json, .onnx or .safetensors, which keep it")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
         for i, (W, b) in enumerate(float64_arrays(net), start=1):

@@ -97,6 +97,13 @@ class Network:
     layers: tuple[Layer, ...]
     name: str | None = field(default=None, compare=False)
     description: str | None = field(default=None, compare=False)
+    #: What the input did not state and was taken to hold when it was read
+    #: (``"relu-mlp (stated by --assume relu-mlp): ..."``), or how the
+    #: parameters were derived from it (a folded BatchNorm, the logits of a
+    #: classifier).  ``None`` when the input states the function itself.
+    #: Recorded in certificates and shown in every report; like ``name`` it is
+    #: not compared and not hashed (:meth:`sha256` names the parameters).
+    assumption: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
         if not self.layers:
@@ -183,6 +190,8 @@ class Network:
             d["name"] = self.name
         if self.description:
             d["description"] = self.description
+        if self.assumption:
+            d["assumption"] = self.assumption
         d["layers"] = [
             {"weight": [[format_rational(x) for x in r] for r in L.weight] if L.weight else [],
              "bias": [format_rational(x) for x in L.bias],
@@ -196,8 +205,8 @@ class Network:
 
         ``reluid.network/1`` then, per layer, ``|n_out,n_in|`` followed by the
         weight rows and the bias, each entry written ``p/q`` in lowest terms
-        (q = 1 included) and separated by ``,`` (rows by ``;``).  Name and
-        description are not part of it.
+        (q = 1 included) and separated by ``,`` (rows by ``;``).  Name,
+        description and assumption are not part of it.
         """
         yield b"reluid.network/1"
         for L in self.layers:

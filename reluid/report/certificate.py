@@ -100,6 +100,8 @@ def _sections(cert: Certificate, net: Network | None, title: str | None):
     secs = [(f"reluid certificate: {name}",
              [f"Verdict: {cert.verdict.value.upper()}" + (" (rests on z3)" if cert.rests_on_solver else ""),
               f"Network SHA-256: {cert.network_sha256}"]
+             + ([f"Assumption (not checkable; the verdict is about the network read under it): {cert.assumption}"]
+                if cert.assumption else [])
              + ([f"Reason: {cert.reason}"] if cert.reason else []))]
     if net is not None:
         secs.append(("The network", _network_lines(net)))
@@ -187,4 +189,6 @@ def summary_line(cert: Certificate) -> str:
         s += " [rests on z3]"
     if cert.reason:
         s += f": {cert.reason}"
+    if cert.assumption:
+        s += f" [assumption: {cert.assumption}]"
     return s

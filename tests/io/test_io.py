@@ -42,10 +42,10 @@ DYADIC = Network.from_lists(
     name="dyadic", description="float64-exact")
 
 
-def bad(path, *fragments: str, exc: type = InvalidNetwork) -> str:
+def bad(path, *fragments: str, exc: type = InvalidNetwork, **options) -> str:
     """Assert that loading ``path`` raises ``exc`` with a one-line message naming the file."""
     with pytest.raises(InvalidNetwork) as info:
-        load(path)
+        load(path, **options)
     assert isinstance(info.value, exc), repr(info.value)
     message = str(info.value)
     assert "\n" not in message
@@ -425,7 +425,7 @@ INITS = dict(W1=W_IN, b1=B_IN, W2=W_OUT, b2=B_OUT)
     ([gemm("x", "W1", "b1", "z", "fc1"), gemm("z", "W2", "b2", "y", "fc2")], INITS,
      "fc2'", InvalidNetwork),
     ([gemm("x", "W1", "b1", "z", "fc1"), helper.make_node("Relu", ["z"], ["y"], name="r")], INITS,
-     "the output passes through a Relu", InvalidNetwork),
+     "the output passes through Relu node 'r' (the last operation)", InvalidNetwork),
     ([helper.make_node("Relu", ["x"], ["h"], name="r"), gemm("h", "W1", "b1", "y", "fc1")], INITS,
      "Relu node 'r' does not follow an affine layer", InvalidNetwork),
     ([gemm("x", "W1", "b1", "y", "fc1", transA=1)], INITS, "transA=1", InvalidNetwork),
@@ -450,6 +450,102 @@ INITS = dict(W1=W_IN, b1=B_IN, W2=W_OUT, b2=B_OUT)
 ])
 def test_onnx_bad_graphs(tmp_path, nodes, inits, fragment, exc):
     bad(onnx_model(tmp_path / "bad.onnx", nodes, inits), fragment, exc=exc)
+
+
+def bn_node(x, y, name="bn", **attrs):
+    return helper.make_node("BatchNormalization", [x, "g", "beta", "mu", "var"], [y], name=name, **attrs)
+
+
+BN_INITS = dict(INITS, g=np.array([2, -1, 0.5], np.float32), beta=np.array([1, 0, -1], np.float32),
+                mu=np.array([0.5, -2, 0], np.float32), var=np.array([4, 0.25, 2.25], np.float32))
+
+
+def test_onnx_batchnorm_is_folded_exactly_when_the_square_roots_are_rational(tmp_path):
+    nodes = [gemm("x", "W1", "b1", "z", "fc1"), bn_node("z", "n", epsilon=0.0),
+             helper.make_node("Relu", ["n"], ["h"], name="r"), gemm("h", "W2", "b2", "y", "fc2")]
+    net = load(onnx_model(tmp_path / "bn.onnx", nodes, BN_INITS))
+    s = [F(2, 2), F(-1, F(1, 2)), F(1, 2) / F(3, 2)]      # γ / √(σ² + ε)
+    t = [F(1) - s[0] * F(1, 2), F(0) - s[1] * -2, F(-1)]   # β − s μ
+    W, b = load(torch_like(tmp_path / "plain.onnx")).layers[0].weight, (F(1, 2), F32_TENTH, F(-1))
+    assert net.layers[0].weight == tuple(tuple(s[i] * w for w in W[i]) for i in range(3))
+    assert net.layers[0].bias == tuple(s[i] * b[i] + t[i] for i in range(3))
+    assert net.assumption == ("BatchNormalization node 'bn' folded into Gemm node 'fc1' exactly "
+                              "(the certified parameters are the folded ones)")
+    # before the first layer it folds into that layer's columns: W diag(s), b + W t
+    nodes = [helper.make_node("BatchNormalization", ["x", "g2", "beta2", "mu2", "var2"], ["n"], name="bn0",
+                              epsilon=0.0), gemm("n", "W1", "b1", "y", "fc1")]
+    inits = dict(W1=W_IN, b1=B_IN, g2=np.array([3, 1], np.float32), beta2=np.array([0, 1], np.float32),
+                 mu2=np.array([1, 0], np.float32), var2=np.array([9, 1], np.float32))
+    net = load(onnx_model(tmp_path / "bn0.onnx", nodes, inits))
+    assert net([0, 0]) == tuple(F(float(bb)) + F(float(w[0])) * -1 + F(float(w[1])) * 1 for w, bb in zip(W_IN, B_IN))
+    assert net([1, 1]) == tuple(F(float(bb)) + F(float(w[1])) * 2 for w, bb in zip(W_IN, B_IN))
+
+
+def test_onnx_batchnorm_with_irrational_scale_and_training_mode(tmp_path):
+    nodes = [gemm("x", "W1", "b1", "z", "fc1"), bn_node("z", "y")]
+    path = onnx_model(tmp_path / "bn.onnx", nodes, BN_INITS)  # default epsilon: float32 1e-5
+    message = bad(path, "BatchNormalization node 'bn': √(σ² + ε) is irrational at feature 0",
+                  "batchnorm='float32'")
+    assert "σ² + ε = " + str(4 + F(float(np.float32(1e-5)))) in message
+    net = load(path, batchnorm="float32")
+    assert "rounded to float32 (stated by batchnorm='float32')" in net.assumption
+    scale = net.layers[0].weight[0][1] / F(1)  # W_IN[0, 1] = 1
+    assert scale == F(float(np.float32(2 / np.sqrt(np.float64(4) + np.float64(np.float32(1e-5))))))
+    for attrs, fragment in [(dict(training_mode=1), "training_mode=1"), (dict(spatial=0), "spatial=0"),
+                            (dict(foo=1), "unsupported attribute(s) 'foo'")]:
+        bad(onnx_model(tmp_path / "t.onnx", [gemm("x", "W1", "b1", "z", "fc1"), bn_node("z", "y", **attrs)],
+                       BN_INITS), fragment)
+    three = helper.make_node("BatchNormalization", ["z", "g", "beta", "mu", "var"], ["y", "rm", "rv"], name="bn",
+                             training_mode=1)
+    bad(onnx_model(tmp_path / "t3.onnx", [gemm("x", "W1", "b1", "z", "fc1"), three], BN_INITS),
+        "has 3 outputs: it updates running statistics")
+    lonely = [gemm("x", "W1", "b1", "z", "fc1"), helper.make_node("Relu", ["z"], ["h"], name="r"),
+              bn_node("h", "y", epsilon=0.0)]
+    bad(onnx_model(tmp_path / "lonely.onnx", lonely, BN_INITS), "'bn' comes after the last ReLU")
+    negative = dict(BN_INITS, var=np.array([-1, 1, 1], np.float32))
+    bad(onnx_model(tmp_path / "neg.onnx", [gemm("x", "W1", "b1", "z", "fc1"), bn_node("z", "y", epsilon=0.0)],
+                   negative), "σ² + ε = -1 is not positive")
+
+
+def test_onnx_constants_casts_dropout_and_reshape(tmp_path):
+    nodes = [helper.make_node("Constant", [], ["W1c"], name="cw", value=numpy_helper.from_array(W_IN)),
+             helper.make_node("Identity", ["W1c"], ["W1a"], name="alias"),
+             helper.make_node("Cast", ["x"], ["xc"], name="cast", to=TensorProto.FLOAT),
+             helper.make_node("Gemm", ["xc", "W1a", "b1"], ["z"], name="fc1", transB=1),
+             helper.make_node("Relu", ["z"], ["h"], name="r"),
+             helper.make_node("Dropout", ["h"], ["d", "mask"], name="drop"),
+             helper.make_node("Constant", [], ["b2c"], name="cb", value_floats=[-6.0]),
+             helper.make_node("Gemm", ["d", "W2", "b2c"], ["o"], name="fc2", transB=1),
+             helper.make_node("Reshape", ["o", "shape"], ["y"], name="reshape")]
+    inits = dict(b1=B_IN, W2=W_OUT, shape=np.array([-1, 1], np.int64))
+    net = load(onnx_model(tmp_path / "c.onnx", nodes, inits))
+    assert net == load(torch_like(tmp_path / "plain.onnx"))
+    for node, fragment in [
+            (helper.make_node("Cast", ["x"], ["xc"], name="cast", to=TensorProto.DOUBLE),
+             "Cast node 'cast' casts to another type than the tensor's (FLOAT)"),
+            (helper.make_node("Dropout", ["x", "ratio", "train"], ["xc"], name="drop"),
+             "training_mode is not a constant false")]:
+        graph = [node] + nodes[3:]
+        graph[0:0] = nodes[:2]
+        bad(onnx_model(tmp_path / "bad.onnx", graph, dict(inits, ratio=np.array(0.5, np.float32),
+                                                           train=np.array(True))), fragment)
+    wrong = dict(inits, shape=np.array([-1, 2], np.int64))
+    bad(onnx_model(tmp_path / "w.onnx", nodes, wrong), "Reshape node 'reshape' reshapes to width 2")
+    bad(onnx_model(tmp_path / "s.onnx", [helper.make_node("Constant", [], ["W1c"], name="cs",
+                                                          value_string=b"x")] + nodes[1:], inits),
+        "a Constant with 'value_string' is not a numeric tensor")
+
+
+def test_onnx_two_outputs_and_output_activations(tmp_path):
+    nodes = [gemm("x", "W1", "b1", "z", "fc1"), helper.make_node("Softmax", ["z"], ["y"], name="sm")]
+    bad(onnx_model(tmp_path / "sm.onnx", nodes, INITS), "the output passes through Softmax node 'sm'",
+        "export the model without its Softmax", exc=UnsupportedOperator)
+    nodes = [gemm("x", "W1", "b1", "z", "fc1"), helper.make_node("Sigmoid", ["z"], ["y"], name="sg")]
+    bad(onnx_model(tmp_path / "sg.onnx", nodes, INITS), "the output passes through Sigmoid node 'sg'")
+    two = onnx_model(tmp_path / "two.onnx", [gemm("x", "W1", "b1", "y", "fc1"),
+                                             helper.make_node("Relu", ["y"], ["y2"], name="r")], INITS,
+                     outputs=("y", "y2"))
+    bad(two, "the graph has 2 outputs, expected 1")
 
 
 def test_onnx_string_initializer_and_two_inputs(tmp_path):
@@ -526,10 +622,12 @@ def test_safetensors_state_dict_is_read_exactly(tmp_path):
     path = tmp_path / "sd.safetensors"
     save_file({"0.weight": W_IN, "0.bias": B_IN, "2.weight": W_OUT.astype(np.float16),
                "2.bias": np.array([-6], np.int32)}, str(path))
-    net = load(path)
+    bad(path, "holds tensors, not the function they compute", "assume='relu-mlp'")
+    net = load(path, assume="relu-mlp")
     assert net.architecture == (2, 3, 1)
     assert net.layers[0].weight[0] == (F32_TENTH, F(1))
     assert net.layers[1].bias == (F(-6),)
+    assert net.assumption.startswith("relu-mlp (stated by assume='relu-mlp'): Linear layers 0 → 2")
 
 
 def test_safetensors_bfloat16_is_decoded_exactly(tmp_path):
@@ -538,9 +636,9 @@ def test_safetensors_bfloat16_is_decoded_exactly(tmp_path):
     entries = {"net.0.weight": {"dtype": "BF16", "shape": [3, 1], "data_offsets": [0, 6]},
                "net.0.bias": {"dtype": "F32", "shape": [1], "data_offsets": [6, 10]}}
     with pytest.raises(InvalidNetwork):  # shapes: bias of length 1 for 3 rows
-        load(raw_safetensors(tmp_path / "mismatch.safetensors", entries, data))
+        load(raw_safetensors(tmp_path / "mismatch.safetensors", entries, data), assume="relu-mlp")
     entries["net.0.weight"]["shape"] = [1, 3]
-    net = load(raw_safetensors(tmp_path / "bf16.safetensors", entries, data))
+    net = load(raw_safetensors(tmp_path / "bf16.safetensors", entries, data), assume="relu-mlp")
     assert net.layers[0].weight == ((F(205, 2048), F(-2), F(1, 2**133)),)
     assert net.layers[0].bias == (F(1, 2),)
 
@@ -550,7 +648,9 @@ def test_safetensors_layers_ordered_by_integer_index(tmp_path):
     tensors = {f"{i}.weight": np.ones((1, 1), np.float32) * (i + 1) for i in (0, 2, 10)}
     tensors.update({f"{i}.bias": np.zeros(1, np.float32) for i in (0, 2, 10)})
     save_file(tensors, str(path))
-    assert [L.weight[0][0] for L in load(path).layers] == [F(1), F(3), F(11)]  # 10 after 2
+    net = load(path, assume="relu-mlp")
+    assert [L.weight[0][0] for L in net.layers] == [F(1), F(3), F(11)]  # 10 after 2
+    assert "0 → 2 → 10 (ordered by the module indices)" in net.assumption
 
 
 def entry(dtype, shape, begin, end):
@@ -562,10 +662,10 @@ EIGHT = struct.pack("<2f", 1.0, 2.0)
 
 
 @pytest.mark.parametrize("entries, data, fragment", [
-    ({"0.weight": entry("F32", [1, 1], 0, 4)}, EIGHT[:4], "'0.weight' has no matching 0.bias"),
+    ({"0.bias": entry("F32", [1], 0, 4)}, EIGHT[:4], "'0.bias' has no matching 0.weight"),
     ({**GOOD, "0.running_mean": entry("F32", [1], 8, 12)}, EIGHT + EIGHT[:4], "unexpected tensor '0.running_mean'"),
     ({"a.0.weight": entry("F32", [1, 1], 0, 4), "b.0.bias": entry("F32", [1], 4, 8)}, EIGHT,
-     "different modules"),
+     "'b.0.bias' has no matching b.0.weight"),
     ({"0.weight": entry("BOOL", [1, 1], 0, 1), "0.bias": entry("F32", [1], 1, 5)}, b"\x01" + EIGHT[:4],
      "dtype 'BOOL'"),
     ({"0.weight": entry("F32", [1, 2], 0, 4), "0.bias": entry("F32", [1], 4, 8)}, EIGHT,
@@ -582,7 +682,56 @@ EIGHT = struct.pack("<2f", 1.0, 2.0)
     ({}, b"", "no tensors"),
 ])
 def test_safetensors_bad_input(tmp_path, entries, data, fragment):
-    bad(raw_safetensors(tmp_path / "bad.safetensors", entries, data), fragment)
+    bad(raw_safetensors(tmp_path / "bad.safetensors", entries, data), fragment, assume="relu-mlp")
+
+
+def test_safetensors_written_by_reluid_state_their_architecture(tmp_path):
+    path = tmp_path / "net.safetensors"
+    save(DYADIC, path)
+    blob = path.read_bytes()
+    header = json.loads(blob[8:8 + struct.unpack("<Q", blob[:8])[0]])
+    assert header["__metadata__"]["reluid"] == "relu-mlp" and header["__metadata__"]["reluid.layers"] == "0,2"
+    assert load(path).assumption.startswith("relu-mlp (stated by the file's reluid metadata)")
+
+
+def test_safetensors_statement_and_order_conflicts(tmp_path):
+    data = EIGHT * 2
+    entries = {"a.weight": entry("F32", [1, 1], 0, 4), "a.bias": entry("F32", [1], 4, 8),
+               "b.weight": entry("F32", [1, 1], 8, 12), "b.bias": entry("F32", [1], 12, 16)}
+    unknown = raw_safetensors(tmp_path / "u.safetensors", entries, data, metadata={"reluid": "gelu-mlp"})
+    bad(unknown, "states the architecture 'gelu-mlp', which this version of reluid does not know",
+        assume="relu-mlp")
+    ordered = raw_safetensors(tmp_path / "o.safetensors", entries, data,
+                              metadata={"reluid": "relu-mlp", "reluid.layers": "b,a"})
+    assert [L.weight[0][0] for L in load(ordered).layers] == [F(1), F(1)]
+    assert "b → a (order from the file's reluid metadata)" in load(ordered).assumption
+    assert load(ordered, layers="b,a") == load(ordered)
+    bad(ordered, "layers= orders the layers a, b but the file's 'reluid.layers' metadata orders them b, a",
+        layers="a,b")
+    bad(raw_safetensors(tmp_path / "m.safetensors", entries, data, metadata={"reluid": "relu-mlp"}),
+        "do not say in which order")
+    weird = {"a.b-c.weight": entry("F32", [1, 1], 0, 4), "x.bias": entry("F32", [1], 4, 8)}
+    bad(raw_safetensors(tmp_path / "w.safetensors", weird, EIGHT), "unexpected tensor 'a.b-c.weight'",
+        assume="relu-mlp")
+
+
+def test_safetensors_transposed_weights_get_a_hint(tmp_path):
+    path = tmp_path / "t.safetensors"
+    save_file({"0.weight": W_IN.T.copy(), "0.bias": B_IN, "2.weight": W_OUT.T.copy(), "2.bias": B_OUT}, str(path))
+    bad(path, "weights are n_out × n_in; this looks transposed", assume="relu-mlp")
+
+
+def test_read_options_are_checked(tmp_path):
+    with pytest.raises(InvalidArgument, match="unknown architecture 'leaky-mlp'"):
+        load(EXAMPLES / "theta1.json", assume="leaky-mlp")
+    with pytest.raises(InvalidArgument, match="batchnorm=: expected one of exact, float32"):
+        load(EXAMPLES / "theta1.json", batchnorm="float16")
+    with pytest.raises(InvalidArgument, match="layers= applies only to .safetensors files"):
+        load(EXAMPLES / "theta1.json", layers="a,b")
+    with pytest.raises(InvalidArgument, match="non-empty list of module names"):
+        load(EXAMPLES / "theta1.json", layers="")
+    # formats that state their function need no statement and ignore one
+    assert load(EXAMPLES / "theta1.json", assume="relu-mlp").assumption is None
 
 
 def test_safetensors_malformed_files(tmp_path):
@@ -610,7 +759,8 @@ def test_missing_file_unknown_suffix_and_directory(tmp_path):
     bad(tmp_path / "nowhere.json", "no such file")
     other = tmp_path / "net.pt"
     other.write_bytes(b"\x80\x04")  # a pickle: never opened
-    bad(other, "unknown file type '.pt'")
+    bad(other, ".pt files are pickles", "never unpickles", "reluid.from_torch")
+    bad(tmp_path / "other.xyz", "unknown file type '.xyz'")
     folder = tmp_path / "folder.onnx"
     folder.mkdir()
     bad(folder, "is a directory")
@@ -730,3 +880,45 @@ def test_missing_optional_dependency_is_reported(tmp_path, monkeypatch, suffix, 
     bad(path, f"optional dependency {dependency}", f"reluid[{dependency}]")
     with pytest.raises(InvalidArgument, match=f"optional dependency {dependency}"):
         save(DYADIC, tmp_path / f"other{suffix}")
+
+
+def test_nearest_float32_sqrt_is_correctly_rounded():
+    from reluid.io.chain import assemble, Affine, BatchNorm, nearest_float32_sqrt
+    from reluid.io.loader import ArrayLayer, ReadOptions
+
+    rng = np.random.default_rng(7)
+    x = np.abs(rng.standard_normal(3000) * np.exp(rng.uniform(-40, 40, 3000))).astype(np.float32)
+    x = np.concatenate([x, np.array([0, 1, 2, 4, 0.25, np.finfo(np.float32).max], np.float32)])
+    for v in x:  # float32 sqrt of a float32 is correctly rounded (IEEE 754)
+        assert nearest_float32_sqrt(F(float(v))) == F(float(np.sqrt(v))), v
+    assert nearest_float32_sqrt(F(1, 2**300)) == 0               # 2**-150: a tie, to even (zero)
+    assert nearest_float32_sqrt(F(1, 2**298)) == F(1, 2**149)    # the smallest subnormal
+    assert nearest_float32_sqrt(F(9, 4)) == F(3, 2)
+    with pytest.raises(OverflowError):
+        nearest_float32_sqrt(F(2**256))
+    bn = BatchNorm("bn", np.array([3e38], np.float32), np.zeros(1), np.zeros(1), np.array([1e-30], np.float32), F(0))
+    fc = Affine(ArrayLayer(np.ones((1, 1)), np.zeros(1), "W", "b"), "fc")
+    with pytest.raises(InvalidNetwork, match="beyond the float32 range"):
+        assemble([fc, bn], ReadOptions(batchnorm="float32"))
+
+
+@pytest.mark.parametrize("suffix", [".json", ".onnx", ".safetensors"])
+def test_assumption_travels_with_the_network(tmp_path, suffix):
+    from dataclasses import replace
+
+    stated = replace(DYADIC, assumption="relu-mlp (stated by --assume relu-mlp): Linear layers 0 → 2 (...)")
+    path = tmp_path / f"net{suffix}"
+    save(stated, path)
+    back = load(path)
+    assert back == stated and back.assumption.startswith(stated.assumption)
+    if suffix == ".safetensors":  # plus reluid's own statement in the file it wrote
+        assert back.assumption.endswith("(stated by the file's reluid metadata): Linear layers 0 → 2 (order from "
+                                        "the file's reluid metadata), ReLU between consecutive layers, none after "
+                                        "the last")
+    else:
+        assert back.assumption == stated.assumption
+    with pytest.raises(InvalidNetwork, match="that .npz cannot record"):
+        save(stated, tmp_path / "net.npz")
+    assert not (tmp_path / "net.npz").exists()
+    with pytest.raises(InvalidNetwork, match="'assumption' must be a string"):
+        parse_network(doc([{"weight": [[1]], "bias": [0]}], assumption=1))
