@@ -136,13 +136,19 @@ def write_certificate(cert: Certificate, path) -> None:
 def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, progress: bool = False):
     """The hidden-symmetry decision as a frozen result, before it becomes a certificate.
 
-    One hidden layer: :func:`reluid.analysis.shallow.decide.decide` (the
+    No hidden layer: the affine map determines its parameters
+    (:func:`reluid.analysis.shallow.decide.decide_affine`).  One hidden layer:
+    :func:`reluid.analysis.shallow.decide.decide` (the
     complete decision, a :class:`~reluid.analysis.shallow.decide.Decision`).
     Two or more: :func:`reluid.analysis.deep.decide.decide_deep` (mechanism
     detection, a :class:`~reluid.analysis.deep.decide.DeepDecision`; never
     ``no-hidden-symmetries``).
     """
     net = _network(net)
+    if net.depth == 1:
+        from reluid.analysis.shallow.decide import decide_affine
+
+        return decide_affine(net)
     if net.is_shallow:
         from reluid.analysis.shallow.decide import decide as _decide
 
@@ -182,7 +188,7 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
 
     net = _network(net)
     d = decide(net, timeout=timeout, seed=seed, progress=progress)
-    if net.is_shallow:
+    if net.depth <= 2:
         return certificate_from_decision(net, d, embed=embed, timeout=timeout, seed=seed)
     return certificate_from_deep_decision(d, embed=embed)
 

@@ -14,6 +14,7 @@ __all__ = [
     "UnsupportedOperator",
     "InvalidArgument",
     "NotShallow",
+    "IncompatibleNetworks",
     "CertificateError",
     "CheckFailed",
     "OrbitSearchExhausted",
@@ -65,6 +66,15 @@ class NotShallow(ReluidError, ValueError):
         super().__init__(
             f"expected a shallow network (one hidden layer), got architecture {self.architecture}"
         )
+
+
+class IncompatibleNetworks(ReluidError, ValueError):
+    """Two networks that cannot be compared (different input or output dimensions)."""
+
+    def __init__(self, a, b):
+        self.architectures = (tuple(a), tuple(b))
+        super().__init__(f"cannot compare networks with architectures {self.architectures[0]} and "
+                         f"{self.architectures[1]}: the input and output dimensions must agree")
 
 
 class CertificateError(ReluidError, ValueError):

@@ -15,7 +15,7 @@ from reluid._version import __version__
 from reluid.certificates.schema import Certificate, Claim, ClaimKind, Witness
 from reluid.model.network import Network
 from reluid.model.rational import format_rational
-from reluid.verdicts import Outcome, Trust, Verdict
+from reluid.verdicts import Outcome, Verdict
 
 __all__ = ["certificate_from_decision", "certificate_from_deep_decision", "flip_claim", "paper_condition_claim",
            "producer_info", "EMBED_MAX_PARAMS", "FLIP_CHECK_PRIME"]
@@ -65,7 +65,7 @@ def flip_claim(result, cid: str = "no-flip-set") -> Claim | None:
     """The claim for a :class:`~reluid.analysis.shallow.flipsets.FlipSetResult` (None when unknown)."""
     if result.outcome is Outcome.NONE:
         return Claim(cid, ClaimKind.NO_FLIP_SET, "no nonempty F ⊆ [n] has Σ_{i∈F} m_i a_iᵀ = 0",
-                     REF_EXACT, result.evidence, Trust(result.trust), solver=result.solver)
+                     REF_EXACT, result.evidence)
     if result.outcome is Outcome.FOUND:
         F = sorted(result.flip_set)
         return Claim("flip-set" if cid == "no-flip-set" else cid, ClaimKind.FLIP_SET,
@@ -83,7 +83,7 @@ def paper_condition_claim(family, n: int, cid: str = "paper-condition") -> Claim
         return Claim(cid, ClaimKind.PAPER_CONDITION,
                      f"the paper's sufficient condition was not enumerated (n = {n}; its (3ⁿ − 1)/2 vectors β per "
                      "output are not checked one by one)",
-                     REF_PAPER, {"holds": None, "method": "not-enumerated"}, Trust.CHECKED, role="information")
+                     REF_PAPER, {"holds": None, "method": "not-enumerated"}, role="information")
     holds = {Outcome.NONE: True, Outcome.FOUND: False, Outcome.UNKNOWN: None}[family.outcome]
     evidence = {"holds": holds, "method": "enumerate" if holds is not None else "not-enumerated",
                 "checked": family.checked, "total": family.total, "violations": family.violation_count}
@@ -96,7 +96,7 @@ def paper_condition_claim(family, n: int, cid: str = "paper-condition") -> Claim
         text = "the paper's sufficient condition holds: Σ β(i) v_i a_i ≠ 0 for every β ∈ {0,±1}ⁿ∖0"
     else:
         text = f"the paper's sufficient condition was not enumerated ({family.note or 'n too large'})"
-    return Claim(cid, ClaimKind.PAPER_CONDITION, text, REF_PAPER, evidence, Trust.CHECKED, role="information")
+    return Claim(cid, ClaimKind.PAPER_CONDITION, text, REF_PAPER, evidence, role="information")
 
 
 def _embed(net: Network, embed: bool | None) -> bool:
@@ -115,6 +115,10 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
     claims: list[Claim] = []
     v = decision.verdict
     st = decision.stratum
+    if st == "affine":
+        claims.append(Claim("affine", ClaimKind.EMPTY, "the network has no hidden layer: it is the affine map "
+                            "x ↦ Wx + b, whose linear part is W and whose value at 0 is b, so its fibre is {θ}",
+                            "docs/mathematics.md §1", {}))
     if st == "empty":
         claims.append(Claim("empty", ClaimKind.EMPTY, "the network has no hidden neurons, so its fibre is {θ}",
                             "Ramakrishnan 2026, §2.1", {}))
@@ -133,12 +137,10 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
                             "no dead or constant neuron, no positively proportional rows, every opposite "
                             "pair has a nonzero kink, and the pair directions are linearly independent",
                             REF_PATTERNS, {}))
-        if decision.pattern.outcome is Outcome.NONE:
-            claims.append(Claim("patterns", ClaimKind.PATTERN_SEARCH,
+        if decision.pattern.outcome is Outcome.NONE and decision.pattern.evidence is not None:
+            claims.append(Claim("patterns", ClaimKind.NO_OTHER_PATTERN,
                                 "no realisation pattern of ρ(θ) with n neurons other than θ's own exists",
-                                REF_PATTERNS, {"method": "z3", "classes": decision.pattern.classes,
-                                               "pairs": decision.pattern.pairs},
-                                Trust.SOLVER, solver=decision.pattern.solver))
+                                REF_PATTERNS, decision.pattern.evidence))
     witness = None
     if v is Verdict.HIDDEN:
         mech = decision.mechanism
@@ -146,6 +148,13 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
         claims.append(Claim("witness", ClaimKind.WITNESS,
                             "θ′ computes the same function as θ and is not in the H_n-orbit of θ",
                             REF_MECH.get(mech, "docs/mathematics.md §4"), {"mechanism": mech}))
+    if decision.fibre is not None:
+        orbits = len(decision.fibre.flip_sets) + 1
+        claims.append(Claim("fibre", ClaimKind.FIBRE_ORBITS,
+                            f"the fibre of θ is the disjoint union of {orbits} H_n-orbits, one per flip set "
+                            "(∅ included): the orbits of θ_F", REF_EXACT,
+                            {**decision.fibre.evidence, "orbits": orbits,
+                             "flip_sets": [sorted(F) for F in decision.fibre.flip_sets]}, role="information"))
     if decision.paper_condition is not None:
         claims.append(paper_condition_claim(decision.paper_condition, theta.n))
     producer = producer_info(seed=seed, timeout_s=str(timeout) if timeout is not None else None,
@@ -171,7 +180,7 @@ def _premise_claim(m, cid: str) -> Claim:
     else:
         ev = {"layer": m.layer, "neuron": m.neurons[0], "method": m.method}
     return Claim(id=cid, kind=DEEP_PREMISE_KINDS[m.kind], statement=m.statement, reference=m.reference, evidence=ev,
-                 trust=m.trust, role="verdict", solver=dict(m.solver) if m.solver else None)
+                 role="verdict")
 
 
 def _deep_information_claims(report, fd) -> list[Claim]:
@@ -241,7 +250,7 @@ def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Ce
              else f"hidden layer {m.layer}, neurons {[i + 1 for i in m.neurons]}")
     witness = Witness(mechanism=m.kind, network=theta2,
                       details={"location": where, "layer": m.layer, "neurons": list(m.neurons),
-                               "delta": decision.delta, "method": m.method, "trust": m.trust.value})
+                               "delta": decision.delta, "method": m.method})
     return Certificate(verdict=Verdict.HIDDEN, network_sha256=net.sha256(), architecture=net.architecture,
                        claims=(premise, wclaim, *info), network=embedded, witness=witness, producer=producer,
                        assumption=net.assumption)

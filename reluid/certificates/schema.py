@@ -13,8 +13,7 @@ Layout::
      "reason": "...",                       # unknown only
      "network": {"sha256": "...", "architecture": [m, n, k], "embedded": {reluid.network/1},
                  "assumption": "..."},     # only when the input did not state the function itself
-     "claims": [{"id", "kind", "statement", "reference", "trust", "role",
-                 "evidence": {...}, "solver": {...} | null}, ...],
+     "claims": [{"id", "kind", "statement", "reference", "role", "evidence": {...}}, ...],
      "witness": {"mechanism": "...", "network": {reluid.network/1}, "details": {...}} | null,
      "producer": {"reluid": "...", ...}}     # informational; never makes a claim true
 """
@@ -33,12 +32,12 @@ from reluid.errors import CertificateError, InvalidNetwork, ReluidError
 from reluid.model.network import Layer, Network
 from reluid.model.jsondata import freeze, thaw
 from reluid.model.rational import parse_rational
-from reluid.verdicts import Trust, Verdict
+from reluid.verdicts import Verdict
 
-__all__ = ["FORMAT", "Verdict", "Trust", "ClaimKind", "Claim", "Witness", "Certificate", "to_json", "from_json",
+__all__ = ["FORMAT", "Verdict", "ClaimKind", "Claim", "Witness", "Certificate", "to_json", "from_json",
            "read_certificate", "write_certificate", "freeze", "thaw", "network_from_dict", "q", "qs"]
 
-FORMAT = "reluid.certificate/1"
+FORMAT = "reluid.certificate/2"
 MAX_CERTIFICATE_BYTES = 1 << 30
 
 
@@ -55,7 +54,7 @@ class ClaimKind(enum.StrEnum):
     NO_FLIP_SET = "no-flip-set"
     FLIP_SET = "flip-set"
     ESSENTIAL_STRATUM = "essential-stratum"
-    PATTERN_SEARCH = "pattern-search"
+    NO_OTHER_PATTERN = "no-other-pattern"
     WITNESS = "witness"
     PAPER_CONDITION = "paper-condition"
     DEEP_DEAD_NEURON = "deep-dead-neuron"
@@ -68,6 +67,7 @@ class ClaimKind(enum.StrEnum):
     DEEP_ACTIVITY = "deep-activity-witnesses"
     DEEP_NO_LAYER_FLIP = "deep-no-layer-flip"
     FUNCTIONAL_DIMENSION = "functional-dimension"
+    FIBRE_ORBITS = "fibre-orbits"
 
 
 def _kind(kind):
@@ -104,9 +104,11 @@ def qs(xs) -> tuple[Fraction, ...]:
 class Claim:
     """One statement with its evidence.
 
-    ``role`` is ``"verdict"`` for claims the verdict rests on and
-    ``"information"`` for side facts (e.g. whether the paper's sufficient
-    condition holds).
+    ``role`` is the producer's label: ``"verdict"`` for claims it meant the
+    verdict to rest on, ``"information"`` for side facts.  Like the kind and
+    the statement it is never believed: the checker verifies every claim as
+    the statement its kind and evidence make, and its own rule decides which
+    ones the verdict needs.
     """
 
     id: str
@@ -114,25 +116,17 @@ class Claim:
     statement: str
     reference: str
     evidence: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    trust: Trust = Trust.CHECKED
     role: str = "verdict"
-    solver: Mapping[str, Any] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "kind", _kind(self.kind))
         object.__setattr__(self, "evidence", freeze(self.evidence))
-        object.__setattr__(self, "trust", Trust(self.trust))
-        if self.solver is not None:
-            object.__setattr__(self, "solver", freeze(self.solver))
         if self.role not in ("verdict", "information"):
             raise CertificateError(f"claim {self.id}: role must be 'verdict' or 'information'")
-        if self.trust is Trust.SOLVER and not self.solver:
-            raise CertificateError(f"claim {self.id} rests on a solver but names none")
 
     def to_dict(self) -> dict:
         return {"id": self.id, "kind": str(self.kind), "statement": self.statement,
-                "reference": self.reference, "trust": self.trust.value, "role": self.role,
-                "evidence": thaw(self.evidence), "solver": thaw(self.solver)}
+                "reference": self.reference, "role": self.role, "evidence": thaw(self.evidence)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,10 +170,6 @@ class Certificate:
             raise CertificateError("a hidden-symmetry certificate needs a witness network")
         if self.verdict is Verdict.UNKNOWN and not self.reason:
             raise CertificateError("an unknown verdict needs a reason")
-
-    @property
-    def rests_on_solver(self) -> bool:
-        return any(c.trust is Trust.SOLVER and c.role == "verdict" for c in self.claims)
 
     def to_dict(self) -> dict:
         d = {"format": FORMAT, "verdict": self.verdict.value}
@@ -252,6 +242,9 @@ def from_json(text: str | bytes) -> Certificate:
         d = json.loads(text, parse_float=_reject_float, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
         raise CertificateError(f"not valid JSON ({e.msg} at line {e.lineno})") from None
+    if isinstance(d, dict) and d.get("format") == "reluid.certificate/1":
+        raise CertificateError("a reluid.certificate/1 file (claims with trust labels, which the checker no longer "
+                               "reads): certify the network again")
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise CertificateError(f"not a {FORMAT} certificate (format field is {d.get('format') if isinstance(d, dict) else None!r})")
     try:
@@ -270,18 +263,10 @@ def from_json(text: str | bytes) -> Certificate:
     claims = []
     for i, c in enumerate(_need(d, "claims", list, "certificate")):
         where = f"claims[{i}]"
-        try:
-            trust = Trust(_need(c, "trust", str, where))
-        except ValueError:
-            raise CertificateError(f"{where}: unknown trust {c.get('trust')!r}") from None
-        solver = c.get("solver")
-        if solver is not None and not isinstance(solver, dict):
-            raise CertificateError(f"{where}: solver must be an object or null")
         claims.append(Claim(id=_need(c, "id", str, where), kind=_need(c, "kind", str, where),
                             statement=_need(c, "statement", str, where),
                             reference=_need(c, "reference", str, where),
-                            evidence=_need(c, "evidence", dict, where), trust=trust,
-                            role=_need(c, "role", str, where), solver=solver))
+                            evidence=_need(c, "evidence", dict, where), role=_need(c, "role", str, where)))
     w = d.get("witness")
     witness = None
     if w is not None:

@@ -1,142 +1,257 @@
-"""``reluid check``: re-verify a certificate without z3 or the search code.
+"""``reluid check``: a proof checker for certificates (no z3, no search code).
 
-The checker re-derives the problem from the network (given separately or
-embedded), confirms the hash and architecture, re-verifies every claim with
-its registered verifier, checks that the claims present actually support the
-verdict, and re-verifies the witness network of a hidden symmetry exactly.
+The checker decides; the certificate only supplies evidence.  For the claimed
+verdict it recomputes from the network everything that is cheap (the
+architecture, the shallow stratum, which neurons a deep witness changes),
+applies its **own derivation rule**, and takes from the certificate only the
+evidence that rule needs (bases, minors, multipliers, witness points, θ′).
+Claim kinds, statements, roles, method fields and any other labels are never
+believed: a kind only tells the checker where to look, and the evidence found
+there is verified by the checker's own code.
+
+The rules (docs/certificates.md):
+
+shallow, ``no-hidden-symmetries``
+    the checker classifies θ itself.  Empty: nothing to prove.  Generic
+    stratum: some piece of evidence must certify that θ has no flip set
+    (docs/mathematics.md §2–§3).  Essential stratum (opposite pairs): some
+    piece of evidence must certify that no realisation pattern other than
+    θ's own exists (docs/mathematics.md §4).  Any other stratum always has a
+    hidden symmetry: rejected.
+shallow, ``hidden-symmetry``
+    the witness θ′ has the same function data as θ and another orbit form.
+deep, ``hidden-symmetry``
+    θ′ must be exactly the construction of a mechanism applied to θ, and the
+    mechanism's premise must be proved **for the neurons θ′ changes**
+    (exact identities are recomputed; "no input with …" premises need a
+    Farkas-tree certificate that the checker verifies); θ′ lies outside the
+    orbit of θ.  Agreement at listed inputs is a sanity check only.
+deep, ``no-hidden-symmetries``
+    rejected (no theorem covers it yet).
+``unknown``
+    nothing to derive.
+
+Every claim of a kind the checker knows is first re-verified as the statement
+it makes, at every size, and a false one rejects the certificate; a claim of an
+unknown kind is reported as not re-verified and nothing is taken from it.  The
+rule then rests only on claims the checker has just verified, matched to what
+the rule needs by the checker's own reading of their evidence.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reluid.certificates.schema import Certificate, ClaimKind, network_from_dict, thaw
-from reluid.checker import deep as _deep  # noqa: F401  (registers verifiers)
-from reluid.checker import flipsets as _flipsets  # noqa: F401
+from reluid.certificates.schema import Certificate, ClaimKind
+from reluid.checker import deep as _deep
+from reluid.checker import flipsets as _flipsets  # noqa: F401  (registers its verifiers)
+from reluid.checker import patterns as _patterns  # noqa: F401
 from reluid.checker import shallow as _shallow
 from reluid.checker.registry import VERIFIERS, Context
 from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Network
-from reluid.verdicts import Trust, Verdict
+from reluid.verdicts import Verdict
 
-__all__ = ["ClaimCheck", "CheckReport", "check_certificate", "SHALLOW_SUPPORT"]
+__all__ = ["ClaimCheck", "CheckReport", "check_certificate", "VERIFIED", "INFORMATION", "NOT_REVERIFIED",
+           "FAILED"]
 
-# sets of verdict-claim kinds that together establish "no hidden symmetries" for a shallow network
-SHALLOW_SUPPORT = (
-    frozenset({ClaimKind.EMPTY}),
-    frozenset({ClaimKind.GENERIC_STRATUM, ClaimKind.NO_FLIP_SET}),
-    frozenset({ClaimKind.ESSENTIAL_STRATUM, ClaimKind.PATTERN_SEARCH}),
-)
+#: The checker's own statuses for a claim.
+VERIFIED = "verified"                 # evidence the derivation rule used, verified
+INFORMATION = "information verified"   # a side fact, re-verified
+NOT_REVERIFIED = "not re-verified"     # a kind the checker does not know: nothing is taken from it
+FAILED = "failed"
+
+_MALFORMED = (ReluidError, KeyError, TypeError, ValueError, IndexError, ZeroDivisionError, AttributeError)
 
 
 @dataclass(frozen=True, slots=True)
 class ClaimCheck:
     id: str
     kind: str
-    status: str          # "verified" | "rests-on-solver" | "information" | "failed"
+    status: str
     message: str
 
 
 @dataclass(frozen=True, slots=True)
 class CheckReport:
+    """What the checker concluded: the verdict holds (``valid``) by ``rule``, or why not (``reason``)."""
+
     valid: bool
     verdict: Verdict
+    rule: str
     claims: tuple[ClaimCheck, ...]
     reason: str = ""
-    rests_on_solver: bool = False
 
     @property
     def exit_code(self) -> int:
         return 0 if self.valid else 1
 
-
-DEEP_PREMISES = frozenset({ClaimKind.DEEP_DEAD_NEURON, ClaimKind.DEEP_ALWAYS_ACTIVE, ClaimKind.DEEP_NEVER_COACTIVE,
-                           ClaimKind.DEEP_LAYER_FLIP, ClaimKind.DEEP_ZERO_OUTGOING, ClaimKind.DEEP_PROPORTIONAL})
-
-
-def _deep_hidden_support(cert: Certificate, verified_kinds) -> str:
-    """Why a deep hidden-symmetry verdict is not supported ('' when it is)."""
-    if ClaimKind.DEEP_WITNESS not in verified_kinds or not DEEP_PREMISES & verified_kinds:
-        return "deep hidden-symmetry verdict without a verified mechanism premise and witness claim"
-    for c in cert.claims:
-        if c.kind == ClaimKind.DEEP_WITNESS and c.role == "verdict":
-            try:
-                claimed = network_from_dict(thaw(c.evidence.get("network")), "deep-witness network")
-            except ReluidError as e:
-                return str(e)
-            if claimed != cert.witness.network:
-                return "the witness network differs from the one the deep-witness claim verified"
-    return ""
+    def status(self, claim_id: str) -> str | None:
+        return next((c.status for c in self.claims if c.id == claim_id), None)
 
 
-def _reject(cert, checks, reason) -> CheckReport:
-    return CheckReport(False, cert.verdict, tuple(checks), reason)
+class _Rejected(Exception):
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(reason)
 
+
+def _verify(claim, net: Network, verifier=None) -> str:
+    """Run a verifier on a claim's evidence; raise CheckFailed with a one-line reason on any defect."""
+    verifier = verifier or VERIFIERS[str(claim.kind)]
+    try:
+        return verifier(claim.evidence, Context(net, claim.id))
+    except CheckFailed:
+        raise
+    except _MALFORMED as e:
+        raise CheckFailed(claim.id, f"malformed evidence ({type(e).__name__}: {e})") from None
+
+
+class _Ledger:
+    """The checker's status of every claim: each one verified as the statement it makes, then used by the rule."""
+
+    def __init__(self, cert: Certificate):
+        self.cert = cert
+        self.done: dict[str, ClaimCheck] = {}
+
+    def mark(self, claim, status: str, message: str) -> None:
+        self.done[claim.id] = ClaimCheck(claim.id, str(claim.kind), status, message)
+
+    def verified(self, *kinds):
+        """The verified claims of the given kinds, in certificate order."""
+        return [c for c in self.cert.claims if c.kind in kinds and self.done[c.id].status == INFORMATION]
+
+    def use(self, claim) -> None:
+        """The rule rests on ``claim``: shown as verified evidence rather than a side fact."""
+        self.done[claim.id] = ClaimCheck(claim.id, str(claim.kind), VERIFIED, self.done[claim.id].message)
+
+    def report(self, valid: bool, rule: str, reason: str = "") -> CheckReport:
+        ordered = tuple(self.done[c.id] for c in self.cert.claims if c.id in self.done)
+        return CheckReport(valid, self.cert.verdict, rule, ordered, reason)
+
+
+# ---------------------------------------------------------------------------
+# the derivation rules
+# ---------------------------------------------------------------------------
+
+def _needs(ledger: _Ledger, kinds, what: str):
+    found = ledger.verified(*kinds)
+    if not found:
+        raise _Rejected(f"the rule needs a {what}, and the certificate gives none that verifies")
+    ledger.use(found[0])
+    return found[0]
+
+
+def _affine_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
+    if cert.verdict is Verdict.HIDDEN:
+        raise _Rejected("a network with no hidden layer has no hidden symmetry: x ↦ Wx + b determines W and b")
+    if cert.verdict is Verdict.NO_HIDDEN:
+        return "no hidden layer: the affine map x ↦ Wx + b determines W (its linear part) and b (its value at 0)"
+    return "no verdict is claimed (unknown): nothing to derive"
+
+
+def _shallow_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
+    theta = net.shallow()
+    st = _shallow.classify(theta)
+    if cert.verdict is Verdict.NO_HIDDEN:
+        if st.name == "empty":
+            return "n = 0: the fibre of a constant network is a single point"
+        if st.name == "generic":
+            _needs(ledger, {ClaimKind.NO_FLIP_SET}, "certificate that θ has no flip set")
+            return ("generic stratum (recomputed) and no flip set (verified): the fibre is the orbit "
+                    "(docs/mathematics.md §2)")
+        if st.name == "opposite-pairs":
+            _needs(ledger, {ClaimKind.NO_OTHER_PATTERN}, "certificate that no other realisation pattern exists")
+            return ("essential stratum (recomputed) and no realisation pattern other than θ's own (verified): "
+                    "the fibre is the orbit (docs/mathematics.md §4)")
+        raise _Rejected(f"θ lies in the {st.name} stratum ({st.where}), where a hidden symmetry always exists: "
+                        f"{_shallow.ALWAYS_HIDDEN[st.name]}")
+    if cert.verdict is Verdict.HIDDEN:
+        if cert.witness is None:
+            raise _Rejected("a hidden-symmetry verdict needs a witness network")
+        try:
+            msg = _shallow.verify_shallow_witness(theta, cert.witness.network.shallow())
+        except (ValueError, ReluidError) as e:
+            raise _Rejected(f"witness rejected: {e}") from None
+        for claim in ledger.verified(ClaimKind.WITNESS):
+            ledger.use(claim)
+        return f"explicit witness: {msg} (docs/mathematics.md §1)"
+    return "no verdict is claimed (unknown): nothing to derive"
+
+
+def _deep_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
+    if cert.verdict is Verdict.NO_HIDDEN:
+        raise _Rejected("no theorem lets the checker derive the absence of hidden symmetries for this deep "
+                        "network")
+    if cert.verdict is Verdict.UNKNOWN:
+        return "no verdict is claimed (unknown): nothing to derive"
+    if cert.witness is None:
+        raise _Rejected("a hidden-symmetry verdict needs a witness network")
+    try:
+        mech = _deep.construction(net, cert.witness.network, cert.witness.mechanism)
+    except CheckFailed as e:
+        raise _Rejected(f"witness rejected: {e.reason}") from None
+    if mech.premise is not None:
+        proofs = [c for c in ledger.verified(*_deep.PREMISE_KINDS) if _deep.premise_of(c) == mech.premise]
+        if not proofs:
+            raise _Rejected(f"the witness {mech.what}, which keeps the function only if {mech.premise_text}; "
+                            "the certificate gives no verified proof of that")
+        ledger.use(proofs[0])
+    for claim in cert.claims:
+        if claim.kind == ClaimKind.DEEP_WITNESS and ledger.done[claim.id].status == INFORMATION:
+            ledger.use(claim)
+    return f"explicit witness: θ′ {mech.what}" + (f", and {mech.premise_text} (verified)" if mech.premise else "") \
+        + "; θ′ lies outside the orbit of θ"
+
+
+def _witness_verifier(cert: Certificate):
+    """The shallow ``witness`` claim speaks of the certificate's witness network: θ′ is in the fibre, not the orbit."""
+
+    def verify(evidence, ctx: Context) -> str:
+        if cert.witness is None:
+            raise CheckFailed(ctx.claim_id, "the claim speaks of a witness θ′, and the certificate has none")
+        try:
+            return _shallow.verify_shallow_witness(ctx.theta, cert.witness.network.shallow())
+        except (ValueError, ReluidError) as e:
+            raise CheckFailed(ctx.claim_id, str(e)) from None
+
+    return verify
+
+
+# ---------------------------------------------------------------------------
+# the entry point
+# ---------------------------------------------------------------------------
 
 def check_certificate(cert: Certificate, network: Network | None = None) -> CheckReport:
-    """Re-verify ``cert`` against ``network`` (or the embedded copy)."""
-    checks: list[ClaimCheck] = []
+    """Re-verify ``cert`` against ``network`` (or the embedded copy) with the checker's own rules."""
+    ledger = _Ledger(cert)
     net = network if network is not None else cert.network
     if net is None:
-        return _reject(cert, checks, "no network: pass --network or embed it in the certificate")
+        return ledger.report(False, "", "no network: pass --network or embed it in the certificate")
     if net.sha256() != cert.network_sha256:
-        return _reject(cert, checks, "the network's SHA-256 does not match the certificate")
+        return ledger.report(False, "", "the network's SHA-256 does not match the certificate")
     if tuple(net.architecture) != tuple(cert.architecture):
-        return _reject(cert, checks, f"architecture {net.architecture} does not match {cert.architecture}")
+        return ledger.report(False, "", f"architecture {net.architecture} does not match {cert.architecture}")
     if network is not None and cert.network is not None and cert.network != network:
-        return _reject(cert, checks, "the embedded network differs from the one given")
+        return ledger.report(False, "", "the embedded network differs from the one given")
     ids = [c.id for c in cert.claims]
     if len(set(ids)) != len(ids):
-        return _reject(cert, checks, "duplicate claim ids")
-    solver_used = False
-    verified_kinds = set()
-    for claim in cert.claims:
-        verifier = VERIFIERS.get(claim.kind)
+        return ledger.report(False, "", "duplicate claim ids")
+    for claim in cert.claims:          # every claim is verified as the statement it makes
+        verifier = VERIFIERS.get(str(claim.kind))
+        if claim.kind == ClaimKind.WITNESS:
+            verifier = _witness_verifier(cert)
         if verifier is None:
-            if claim.role == "verdict":
-                checks.append(ClaimCheck(claim.id, claim.kind, "failed", "no verifier for this claim kind"))
-                return _reject(cert, checks, f"claim {claim.id}: unknown kind {claim.kind!r}")
-            checks.append(ClaimCheck(claim.id, claim.kind, "information", "not re-verified (unknown kind)"))
+            ledger.mark(claim, NOT_REVERIFIED, "a claim of a kind the checker does not know: nothing is taken "
+                                               "from it")
             continue
         try:
-            msg = verifier(claim.evidence, Context(net, claim.id, claim.trust is Trust.SOLVER))
+            ledger.mark(claim, INFORMATION, _verify(claim, net, verifier))
         except CheckFailed as e:
-            checks.append(ClaimCheck(claim.id, claim.kind, "failed", e.reason))
-            return _reject(cert, checks, f"claim {claim.id} ({claim.kind}) failed: {e.reason}")
-        except (ReluidError, KeyError, TypeError, ValueError, IndexError, ZeroDivisionError, AttributeError) as e:
-            checks.append(ClaimCheck(claim.id, claim.kind, "failed", f"malformed evidence ({type(e).__name__}: {e})"))
-            return _reject(cert, checks, f"claim {claim.id} ({claim.kind}) has malformed evidence")
-        if claim.trust is Trust.SOLVER:
-            solver_used = solver_used or claim.role == "verdict"
-            s = claim.solver or {}
-            msg = f"{msg}; rests on {s.get('name', 'solver')} {s.get('version', '')} (seed {s.get('seed')})"
-            status = "rests-on-solver"
-        else:
-            status = "verified" if claim.role == "verdict" else "information"
-        checks.append(ClaimCheck(claim.id, claim.kind, status, msg))
-        if claim.role == "verdict":
-            verified_kinds.add(claim.kind)
-    verdict = cert.verdict
-    if verdict is Verdict.HIDDEN:
-        if cert.witness is None:
-            return _reject(cert, checks, "hidden-symmetry verdict without a witness")
-        if net.is_shallow:
-            if ClaimKind.WITNESS not in verified_kinds:
-                return _reject(cert, checks, "hidden-symmetry verdict without a witness claim")
-            try:
-                msg = _shallow.verify_shallow_witness(net.shallow(), cert.witness.network.shallow())
-            except (ValueError, ReluidError) as e:
-                checks.append(ClaimCheck("witness", "witness", "failed", str(e)))
-                return _reject(cert, checks, f"witness rejected: {e}")
-            checks.append(ClaimCheck("witness-network", "witness", "verified", msg))
-        else:
-            reason = _deep_hidden_support(cert, verified_kinds)
-            if reason:
-                return _reject(cert, checks, reason)
-    elif verdict is Verdict.NO_HIDDEN:
-        if not net.is_shallow:
-            return _reject(cert, checks, "reluid never certifies the absence of hidden symmetries of a deep network")
-        if not any(req <= verified_kinds for req in SHALLOW_SUPPORT):
-            return _reject(cert, checks, "the claims present do not establish the verdict "
-                                         f"(verified kinds: {sorted(verified_kinds)})")
-    return CheckReport(True, verdict, tuple(checks), cert.reason or "", solver_used)
+            ledger.mark(claim, FAILED, e.reason)
+            return ledger.report(False, "", f"claim {claim.id} ({claim.kind}) is false: {e.reason}")
+    try:
+        rule = (_affine_rule if net.depth == 1 else _shallow_rule if net.is_shallow else _deep_rule)(cert, net, ledger)
+    except _Rejected as r:
+        return ledger.report(False, "", r.reason)
+    return ledger.report(True, rule)

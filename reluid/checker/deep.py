@@ -1,30 +1,32 @@
-"""Checker verifiers for deep-network claims (two or more hidden layers).
+"""Checker verifiers and rules for deep networks (two or more hidden layers).
 
 Imports only the standard library, :mod:`reluid.model`,
 :mod:`reluid.certificates.schema`, :mod:`reluid.checker.registry`,
-:mod:`reluid.errors` and python-flint.  Everything is recomputed from the
-network under check (``ctx.network``) with an implementation independent of
-the producer's (different normalisation for orbits, Fractions and reverse-mode
-differentiation for Jacobians).
+:mod:`reluid.checker.farkas`, :mod:`reluid.errors` and python-flint.
+Everything is recomputed from the network under check with an implementation
+independent of the producer's (different normalisation for orbits,
+Fractions and reverse-mode differentiation for Jacobians).
 
-What is re-verified exactly
-    * dead / always-active neurons established by inspection: layer 1 is affine
-      (zero weights and the sign of the bias) and deeper layers see only the
-      closed positive orthant (a one-signed incoming row);
-    * the layer-flip identity Σ_{i in F} W^{l+1}[:, i] W^l[i, :] = 0;
-    * the witness θ′: that it is exactly the mechanism's construction applied
-      to θ, lies outside the orbit of θ (canonical forms), and agrees with θ at
-      every listed input;
-    * activity witnesses (exact pre-activations at listed points);
-    * full rank of the layer-flip vectors modulo a prime (no flip set exists);
-    * functional dimension: smoothness of the listed points and the rank of the
-      exact Jacobian modulo a prime.
-
-What is *not* re-verified
-    Claims whose ``method`` is ``"solver"`` (a z3 ``unsat``: a neuron dead or
-    always active beyond the first layer, a never co-active pair).  Their
-    verifiers check that the claim is well formed and say that it rests on the
-    solver; such claims must carry trust ``"solver"``.
+The witness of a hidden symmetry
+    :func:`construction` reads which parameters θ′ changes and decides
+    whether that is exactly the construction of the named mechanism, for
+    which neurons, and what premise it then needs: a neuron that is dead
+    (no input with z > 0), always active (no input with z < 0), or a pair
+    that is never co-active (no input with both z > 0); layer flips, zero
+    outgoing weights and proportional neurons need only identities, which
+    are recomputed.  It also decides that θ′ lies outside the orbit of θ.
+Premises
+    a premise claim is verified as the statement it makes about its own
+    neurons: by inspection where that is a proof (layer 1 is affine; a
+    one-signed row sees the non-negative orthant from layer 2 on) or by a
+    Farkas-tree certificate (:mod:`reluid.checker.farkas`).  The rule in
+    :mod:`reluid.checker.check` then asks for a verified premise about
+    exactly the neurons :func:`construction` found.
+Side facts
+    activity witnesses (exact pre-activations at listed points), full rank of
+    the layer-flip vectors modulo a prime, and the functional dimension
+    (smoothness of the listed points and the rank of the exact Jacobian
+    modulo a prime).
 
 References: Grigsby, Lindsey, Rolnick 2023 (Section 5 mechanisms, Definition
 F.2, Lemma F.6); Grigsby, Lindsey, Meyerhoff, Wu 2022 (functional dimension).
@@ -32,21 +34,19 @@ F.2, Lemma F.6); Grigsby, Lindsey, Meyerhoff, Wu 2022 (functional dimension).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import permutations, product
 
 import flint
 
-from reluid.certificates.schema import CertificateError, network_from_dict, qs
-from reluid.certificates.schema import ClaimKind
+from reluid.certificates.schema import CertificateError, ClaimKind, network_from_dict, qs
 from reluid.checker.registry import Context, fail, verifies
 from reluid.model.network import Network
 
-__all__ = ["SOLVER_NOTE", "outside_orbit", "orbit_form", "jacobian_rows"]
+__all__ = ["PREMISE_KINDS", "Construction", "construction", "premise_of", "outside_orbit", "orbit_form",
+           "jacobian_rows"]
 
-SOLVER_NOTE = "rests on the solver (z3 unsat), not re-checked"
-_MECHANISMS = ("dead-neuron", "always-active", "never-coactive", "layer-flip", "zero-outgoing",
-               "proportional-neurons")
 
 
 # ---- small readers -----------------------------------------------------------
@@ -65,6 +65,11 @@ def _ints(ctx, evidence, key) -> tuple[int, ...]:
     return tuple(v)
 
 
+def _one_based(indices) -> str:
+    """Neuron indices as people count them (the certificate's JSON counts from 0)."""
+    return ", ".join(str(i + 1) for i in sorted(indices))
+
+
 def _hidden_layer(ctx, net: Network, l: int) -> int:
     hidden = net.hidden_widths
     if len(hidden) < 2:
@@ -77,14 +82,7 @@ def _hidden_layer(ctx, net: Network, l: int) -> int:
 def _neuron(ctx, net: Network, l: int, i: int) -> None:
     n = _hidden_layer(ctx, net, l)
     if not 0 <= i < n:
-        fail(ctx, f"neuron {i} does not exist in hidden layer {l} (width {n})")
-
-
-def _method(ctx, evidence, allowed) -> str:
-    m = evidence.get("method")
-    if m not in allowed:
-        fail(ctx, f"method must be one of {allowed}, got {m!r}")
-    return m
+        fail(ctx, f"neuron {i + 1} does not exist in hidden layer {l} (width {n})")
 
 
 def _points(ctx, evidence, key, n0) -> tuple[tuple[Fraction, ...], ...]:
@@ -115,63 +113,86 @@ def _residue(x: Fraction, p: int, ctx) -> int:
 
 # ---- premises ------------------------------------------------------------------
 
-def _solver_labelled(ctx: Context) -> None:
-    """A premise shown only by z3 must be labelled as resting on the solver."""
-    if not ctx.rests_on_solver:
-        fail(ctx, "the premise rests on z3 but the claim is labelled as checked")
+#: Claim kinds whose evidence proves a "no input with …" premise.
+PREMISE_KINDS = (ClaimKind.DEEP_DEAD_NEURON, ClaimKind.DEEP_ALWAYS_ACTIVE, ClaimKind.DEEP_NEVER_COACTIVE)
 
 
-def _sign_premise(evidence, ctx: Context, dead: bool) -> str:
+def _conditions(ctx, kind, evidence) -> tuple[tuple[int, int, str], ...]:
+    """The sign conditions "no input satisfies" for a premise claim, read from its own fields."""
     net = ctx.network
-    l, i = _int(ctx, evidence, "layer"), _int(ctx, evidence, "neuron")
+    l = _int(ctx, evidence, "layer")
+    if kind == ClaimKind.DEEP_NEVER_COACTIVE:
+        i, j = _int(ctx, evidence, "upstream"), _int(ctx, evidence, "downstream")
+        if l < 2:
+            fail(ctx, "a never co-active pair needs the downstream neuron in hidden layer >= 2")
+        _neuron(ctx, net, l - 1, i)
+        _neuron(ctx, net, l, j)
+        return ((l - 1, i, ">0"), (l, j, ">0"))
+    i = _int(ctx, evidence, "neuron")
     _neuron(ctx, net, l, i)
-    method = _method(ctx, evidence, ("affine", "orthant", "solver"))
-    L = net.layers[l - 1]
+    return ((l, i, ">0" if kind == ClaimKind.DEEP_DEAD_NEURON else "<0"),)
+
+
+def _inspection(ctx, conditions) -> str | None:
+    """A proof by inspection of one sign condition, when there is one (None otherwise).
+
+    Layer 1 is affine: z = w·x + b is never > 0 iff w = 0 and b <= 0 (never < 0:
+    w = 0, b >= 0).  From layer 2 on the input is >= 0 entrywise, so z <= 0
+    everywhere when the incoming row and the bias are <= 0 (>= 0 likewise).
+    """
+    if len(conditions) != 1:
+        return None
+    (l, i, sign), = conditions
+    L = ctx.network.layers[l - 1]
     w, b = L.weight[i], L.bias[i]
-    what = "dead" if dead else "always active"
-    if method == "solver":
-        _solver_labelled(ctx)
-        return f"neuron {i} of hidden layer {l} {what}: {SOLVER_NOTE}"
-    if method == "affine":
-        if l != 1:
-            fail(ctx, "the affine argument applies to hidden layer 1 only")
-        if any(w) or (b > 0 if dead else b < 0):
-            fail(ctx, f"layer-1 neuron {i} has pre-activation {list(map(str, w))}·x + {b}, which is not "
-                      f"{'<= 0' if dead else '>= 0'} everywhere")
-        return f"layer-1 neuron {i} is constant {b}: {what} (checked)"
-    if l < 2:
-        fail(ctx, "the orthant argument needs hidden layer >= 2 (its input is >= 0)")
-    ok = all(v <= 0 for v in w) and b <= 0 if dead else all(v >= 0 for v in w) and b >= 0
-    if not ok:
-        fail(ctx, f"the incoming row of neuron {i} in layer {l} is not {'<= 0' if dead else '>= 0'} entrywise")
-    return f"neuron {i} of hidden layer {l} has a {'non-positive' if dead else 'non-negative'} row on the positive orthant: {what} (checked)"
+    s = 1 if sign == ">0" else -1
+    if l == 1 and not any(w) and s * b <= 0:
+        return f"layer-1 neuron {i + 1} is the constant {b}"
+    if l >= 2 and all(s * v <= 0 for v in w) and s * b <= 0:
+        return (f"the incoming row and bias of neuron {i + 1} in hidden layer {l} are "
+                f"{'<= 0' if s > 0 else '>= 0'} entrywise, and its inputs are >= 0")
+    return None
+
+
+def _premise(evidence, ctx: Context, kind) -> str:
+    conditions = _conditions(ctx, kind, evidence)
+    text = " and ".join(f"z^{l}_{i + 1} {sign[0]} 0" for l, i, sign in conditions)
+    if "tree" in evidence:
+        from reluid.checker.farkas import verify_no_input
+
+        leaves = verify_no_input(ctx.network, conditions, evidence["tree"])
+        return f"no input has {text}: a Farkas-tree certificate with {leaves} leaves (verified)"
+    why = _inspection(ctx, conditions)
+    if why is None:
+        fail(ctx, f"no proof that no input has {text}: give a Farkas-tree certificate")
+    return f"no input has {text}: {why} (recomputed)"
+
+
+def premise_of(claim) -> tuple:
+    """What a verified premise claim proves, as the key :func:`construction` asks for."""
+    ev = claim.evidence
+    if claim.kind == ClaimKind.DEEP_NEVER_COACTIVE:
+        return ("never-coactive", ev["layer"], (ev["upstream"], ev["downstream"]))
+    return ("dead-neuron" if claim.kind == ClaimKind.DEEP_DEAD_NEURON else "always-active", ev["layer"],
+            (ev["neuron"],))
 
 
 @verifies(ClaimKind.DEEP_DEAD_NEURON)
 def verify_dead(evidence, ctx: Context) -> str:
     """Mechanism (i): the neuron's pre-activation is <= 0 on all of R^{n0}."""
-    return _sign_premise(evidence, ctx, dead=True)
+    return _premise(evidence, ctx, ClaimKind.DEEP_DEAD_NEURON)
 
 
 @verifies(ClaimKind.DEEP_ALWAYS_ACTIVE)
 def verify_always_active(evidence, ctx: Context) -> str:
     """The neuron's pre-activation is >= 0 on all of R^{n0}."""
-    return _sign_premise(evidence, ctx, dead=False)
+    return _premise(evidence, ctx, ClaimKind.DEEP_ALWAYS_ACTIVE)
 
 
 @verifies(ClaimKind.DEEP_NEVER_COACTIVE)
 def verify_never_coactive(evidence, ctx: Context) -> str:
-    """Mechanism (ii): checked for form only; the premise is a z3 ``unsat``."""
-    net = ctx.network
-    l = _int(ctx, evidence, "layer")
-    i, j = _int(ctx, evidence, "upstream"), _int(ctx, evidence, "downstream")
-    if l < 2:
-        fail(ctx, "a never co-active pair needs the downstream neuron in hidden layer >= 2")
-    _neuron(ctx, net, l - 1, i)
-    _neuron(ctx, net, l, j)
-    _method(ctx, evidence, ("solver",))
-    _solver_labelled(ctx)
-    return f"neurons ({l - 1}, {i}) and ({l}, {j}) never co-active: {SOLVER_NOTE}"
+    """Mechanism (ii): no input has both pre-activations > 0."""
+    return _premise(evidence, ctx, ClaimKind.DEEP_NEVER_COACTIVE)
 
 
 def _flip_product_zero(net: Network, l: int, F) -> bool:
@@ -186,14 +207,13 @@ def verify_layer_flip(evidence, ctx: Context) -> str:
     net = ctx.network
     l = _int(ctx, evidence, "layer")
     F = _ints(ctx, evidence, "neurons")
-    _method(ctx, evidence, ("identity",))
     if not F or len(set(F)) != len(F):
         fail(ctx, "a flip set must be a non-empty set of neurons")
     for i in F:
         _neuron(ctx, net, l, i)
     if not _flip_product_zero(net, l, F):
-        fail(ctx, f"sum over F = {list(F)} of W^{l + 1}[:, i] W^{l}[i, :] is not zero")
-    return f"layer-flip identity holds exactly for F = {list(F)} in hidden layer {l} (checked)"
+        fail(ctx, f"sum over F = {{{_one_based(F)}}} of W^{l + 1}[:, i] W^{l}[i, :] is not zero")
+    return f"layer-flip identity holds exactly for F = {{{_one_based(F)}}} in hidden layer {l} (recomputed)"
 
 
 # ---- orbits (independent of the producer: L1 normalisation) ------------------------
@@ -281,82 +301,131 @@ def _differences(a: Network, b: Network):
     return out
 
 
-def _check_construction(ctx, kind: str, l: int, neurons, a: Network, b: Network) -> str:
-    """θ′ = b must be exactly the mechanism's construction applied to θ = a."""
+@dataclass(frozen=True, slots=True)
+class Construction:
+    """What θ′ is: a mechanism's construction at (layer, neurons), and the premise it needs (or None)."""
+
+    kind: str
+    layer: int
+    neurons: tuple[int, ...]
+    what: str
+    premise: tuple | None = None
+    premise_text: str = ""
+
+
+def _single(ctx, items, what: str):
+    items = sorted(set(items))
+    if len(items) != 1:
+        fail(ctx, f"θ′ {what} of {len(items)} neurons, not of exactly one")
+    return items[0]
+
+
+def _read_construction(ctx, kind: str, a: Network, b: Network) -> Construction:
+    """θ′ = b must be exactly the construction of ``kind`` applied to θ = a; the neurons come from the differences."""
     diffs = _differences(a, b)
     if not diffs:
         fail(ctx, "the witness network equals θ")
-    if kind == "dead-neuron":
-        (i,) = neurons
-        _neuron(ctx, a, l, i)
-        if any(d[0] != "W" or d[1] != l or d[3] != i for d in diffs):
-            fail(ctx, f"θ′ changes more than the outgoing column of neuron {i} in hidden layer {l}")
-        return f"θ′ changes only the outgoing weights of dead neuron ({l}, {i})"
-    if kind == "always-active":
-        (i,) = neurons
+    hidden = len(a.hidden_widths)
+    if kind == "dead-neuron":   # only the outgoing column W^{l+1}[:, i] changes
+        if any(d[0] != "W" or not 1 <= d[1] <= hidden for d in diffs):
+            fail(ctx, "θ′ changes more than outgoing weights of hidden neurons")
+        l, i = _single(ctx, ((d[1], d[3]) for d in diffs), "changes the outgoing weights")
+        return Construction(kind, l, (i,), f"changes only the outgoing weights of neuron {i + 1} in hidden layer {l}",
+                            ("dead-neuron", l, (i,)), f"that neuron is dead (no input has z^{l}_{i + 1} > 0)")
+    if kind == "always-active":   # b^l_i += δ > 0 and b^{l+1} -= δ W^{l+1}[:, i]
+        l, i = _single(ctx, ((d[1] + 1, d[2]) for d in diffs if d[0] == "b" and d[1] < hidden), "shifts the bias")
         _neuron(ctx, a, l, i)
         delta = b.layers[l - 1].bias[i] - a.layers[l - 1].bias[i]
         if not delta > 0:
-            fail(ctx, f"the bias shift δ = {delta} of neuron ({l}, {i}) must be positive")
+            fail(ctx, f"the bias shift δ = {delta} of neuron ({l}, {i + 1}) must be positive")
         col = [row[i] for row in a.layers[l].weight]
         expect = tuple(x - delta * c for x, c in zip(a.layers[l].bias, col))
         if b.layers[l].bias != expect:
-            fail(ctx, f"b^{l + 1} of θ′ is not b^{l + 1} - δ·W^{l + 1}[:, {i}]")
+            fail(ctx, f"b^{l + 1} of θ′ is not b^{l + 1} - δ·W^{l + 1}[:, {i + 1}]")
         if any(d[0] == "W" or not ((d[1] == l - 1 and d[2] == i) or d[1] == l) for d in diffs):
-            fail(ctx, "θ′ changes parameters other than b^l_i and b^{l+1}")
-        return f"θ′ moves δ = {delta} from the next layer's bias into always-active neuron ({l}, {i})"
-    if kind == "never-coactive":
-        i, j = neurons
-        if l < 2:
-            fail(ctx, "a never co-active pair needs hidden layer >= 2")
-        _neuron(ctx, a, l - 1, i)
-        _neuron(ctx, a, l, j)
-        if diffs != [("W", l - 1, j, i)]:
-            fail(ctx, f"θ′ must differ from θ exactly in W^{l}[{j}, {i}]")
-        if not b.layers[l - 1].weight[j][i] < a.layers[l - 1].weight[j][i]:
-            fail(ctx, f"W^{l}[{j}, {i}] must decrease")
-        return f"θ′ decreases W^{l}[{j}, {i}] between never co-active neurons"
-    if kind == "zero-outgoing":
-        (i,) = neurons
+            fail(ctx, f"θ′ changes parameters other than b^{l}_{i + 1} and b^{l + 1}")
+        return Construction(kind, l, (i,), f"moves δ = {delta} from b^{l + 1} into the bias of neuron {i + 1} in "
+                            f"hidden layer {l}", ("always-active", l, (i,)),
+                            f"that neuron is always active (no input has z^{l}_{i + 1} < 0)")
+    if kind == "never-coactive":   # a single weight W^l[j, i] decreases, i in layer l-1, j in layer l
+        if len(diffs) != 1 or diffs[0][0] != "W" or not 1 <= diffs[0][1] < hidden:
+            fail(ctx, "θ′ must differ from θ in exactly one weight between two hidden layers")
+        _, m, j, i = diffs[0]
+        l = m + 1
+        if not b.layers[m].weight[j][i] < a.layers[m].weight[j][i]:
+            fail(ctx, f"W^{l}[{j + 1}, {i + 1}] must decrease")
+        return Construction(kind, l, (i, j), f"decreases W^{l}[{j + 1}, {i + 1}]", ("never-coactive", l, (i, j)),
+                            f"neuron {i + 1} of hidden layer {l - 1} and neuron {j + 1} of hidden layer {l} are never "
+                            f"co-active (no input has z^{l - 1}_{i + 1} > 0 and z^{l}_{j + 1} > 0)")
+    if kind == "zero-outgoing":   # only the incoming row of a neuron with zero outgoing weights changes
+        if any(not 0 <= d[1] < hidden for d in diffs):
+            fail(ctx, "θ′ changes more than incoming rows of hidden neurons")
+        l, i = _single(ctx, ((d[1] + 1, d[2]) for d in diffs), "changes the incoming row")
         _zero_outgoing(ctx, a, l, i)
-        if any(d[1] != l - 1 or d[2] != i for d in diffs):
-            fail(ctx, f"θ′ changes more than the incoming weights of neuron ({l}, {i})")
-        return f"θ′ changes only the incoming weights of neuron ({l}, {i}), whose outgoing weights are 0"
-    if kind == "proportional-neurons":
-        i, j = neurons
-        lam = _proportional(ctx, a, l, i, j)
+        return Construction(kind, l, (i,), f"changes only the incoming row of neuron {i + 1} in hidden layer {l}, "
+                            "whose outgoing weights are 0 (recomputed)")
+    if kind == "proportional-neurons":   # W^{l+1}[:, i] += λ W^{l+1}[:, j], W^{l+1}[:, j] = 0
+        if any(d[0] != "W" or not 1 <= d[1] <= hidden for d in diffs):
+            fail(ctx, "θ′ changes more than outgoing weights of hidden neurons")
+        layers = {d[1] for d in diffs}
+        if len(layers) != 1:
+            fail(ctx, "θ′ changes outgoing weights in more than one layer")
+        l = layers.pop()
         Na, Nb = a.layers[l], b.layers[l]
+        cols = sorted({d[3] for d in diffs})
+        gone = [c for c in cols if not any(row[c] for row in Nb.weight)]
+        if len(cols) != 2 or len(gone) != 1:
+            fail(ctx, "θ′ must move the outgoing weights of one neuron onto another")
+        j = gone[0]
+        i = next(c for c in cols if c != j)
+        lam = _proportional(ctx, a, l, i, j)
         expect = tuple(tuple(r[t] + lam * r[j] if t == i else (Fraction(0) if t == j else r[t])
                              for t in range(len(r))) for r in Na.weight)
-        if Nb.weight != expect or any(d[1] != l for d in diffs):
-            fail(ctx, f"θ′ is not W^{l + 1}[:, {i}] += λ W^{l + 1}[:, {j}], W^{l + 1}[:, {j}] = 0 with λ = {lam}")
-        return f"θ′ moves the outgoing weights of neuron {j} onto neuron {i} (λ = {lam}) in hidden layer {l}"
-    if kind == "layer-flip":
-        F = tuple(neurons)
-        if not F or len(set(F)) != len(F):
-            fail(ctx, "a flip set must be a non-empty set of neurons")
-        for i in F:
-            _neuron(ctx, a, l, i)
-        if not _flip_product_zero(a, l, F):
-            fail(ctx, f"the layer-flip identity fails for F = {list(F)}")
+        if Nb.weight != expect:
+            fail(ctx, f"θ′ is not W^{l + 1}[:, {i + 1}] += λ W^{l + 1}[:, {j + 1}], W^{l + 1}[:, {j + 1}] = 0 with "
+                      f"λ = {lam}")
+        return Construction(kind, l, (i, j), f"moves the outgoing weights of neuron {j + 1} onto neuron {i + 1} in "
+                            f"hidden layer {l}, whose rows are positively proportional (λ = {lam}, recomputed)")
+    if kind == "layer-flip":   # negate the rows in F of (W^l, b^l), b^{l+1} += Σ_F W^{l+1}[:, i] b^l_i
+        l = min(d[1] for d in diffs) + 1      # rows of (W^l, b^l) negated; b^(l+1) compensates
+        if l > hidden:
+            fail(ctx, "θ′ changes only the output layer: that flips no hidden neuron")
         La, Lb, Na, Nb = a.layers[l - 1], b.layers[l - 1], a.layers[l], b.layers[l]
+        F = tuple(sorted({d[2] for d in diffs if d[1] == l - 1}))
         for i in range(La.n_out):
             s = -1 if i in F else 1
             if Lb.weight[i] != tuple(s * x for x in La.weight[i]) or Lb.bias[i] != s * La.bias[i]:
-                fail(ctx, f"row {i} of layer {l} is not {'negated' if s < 0 else 'kept'}")
+                fail(ctx, f"row {i + 1} of layer {l} is not {'negated' if s < 0 else 'kept'}")
+        if not _flip_product_zero(a, l, F):
+            fail(ctx, f"the layer-flip identity fails for F = {{{_one_based(F)}}}")
         expect = tuple(c + sum((row[i] * La.bias[i] for i in F), Fraction(0)) for c, row in zip(Na.bias, Na.weight))
         if Nb.weight != Na.weight or Nb.bias != expect:
             fail(ctx, f"layer {l + 1} of θ′ is not W^{l + 1} with b^{l + 1} + Σ_F W^{l + 1}[:, i] b^{l}_i")
         if any(d[1] not in (l - 1, l) for d in diffs):
             fail(ctx, "θ′ changes other layers")
-        return f"θ′ flips F = {list(F)} in hidden layer {l} (identity checked)"
+        return Construction(kind, l, F, f"flips F = {{{_one_based(F)}}} in hidden layer {l}, and "
+                            "Σ_(i∈F) W^(l+1)[:, i] W^l[i, :] = 0 (recomputed)")
     fail(ctx, f"unknown mechanism {kind!r}")
+
+
+def construction(net: Network, theta2: Network, kind: str) -> Construction:
+    """The construction θ′ is, with the premise it needs; raises CheckFailed unless θ′ ∉ orbit(θ) too."""
+    ctx = Context(net, "witness")
+    if theta2.architecture != net.architecture:
+        fail(ctx, f"witness architecture {theta2.architecture} differs from {net.architecture}")
+    c = _read_construction(ctx, kind, net, theta2)
+    out = outside_orbit(net, theta2)
+    if out is None:
+        fail(ctx, "cannot decide orbit membership (zero incoming rows in both networks)")
+    if not out:
+        fail(ctx, "θ′ lies in the orbit of θ: not a hidden symmetry")
+    return c
 
 
 def _zero_outgoing(ctx, net: Network, l: int, i: int) -> None:
     _neuron(ctx, net, l, i)
     if any(row[i] for row in net.layers[l].weight):
-        fail(ctx, f"neuron {i} of hidden layer {l} has a nonzero outgoing weight")
+        fail(ctx, f"neuron {i + 1} of hidden layer {l} has a nonzero outgoing weight")
 
 
 def _proportional(ctx, net: Network, l: int, i: int, j: int) -> Fraction:
@@ -370,7 +439,7 @@ def _proportional(ctx, net: Network, l: int, i: int, j: int) -> Fraction:
         fail(ctx, "two distinct neurons with a nonzero row are needed")
     lam = rj[lead] / ri[lead]
     if not lam > 0 or any(y != lam * x for x, y in zip(ri, rj)):
-        fail(ctx, f"the incoming rows of neurons {i} and {j} in hidden layer {l} are not positively proportional")
+        fail(ctx, f"the incoming rows of neurons {i + 1} and {j + 1} in hidden layer {l} are not positively proportional")
     return lam
 
 
@@ -379,7 +448,7 @@ def verify_zero_outgoing(evidence, ctx: Context) -> str:
     """Lemma 10 in one hidden layer: W^{l+1}[:, i] = 0 (checked exactly)."""
     l, i = _int(ctx, evidence, "layer"), _int(ctx, evidence, "neuron")
     _zero_outgoing(ctx, ctx.network, l, i)
-    return f"neuron {i} of hidden layer {l} has zero outgoing weights (checked)"
+    return f"neuron {i + 1} of hidden layer {l} has zero outgoing weights (recomputed)"
 
 
 @verifies(ClaimKind.DEEP_PROPORTIONAL)
@@ -390,41 +459,26 @@ def verify_proportional(evidence, ctx: Context) -> str:
     if len(neurons) != 2:
         fail(ctx, "a proportional pair names two neurons")
     lam = _proportional(ctx, ctx.network, l, *neurons)
-    return f"rows of neurons {neurons[1]} = {lam} × row of neuron {neurons[0]} in hidden layer {l} (checked)"
+    return (f"the row of neuron {neurons[1] + 1} = {lam} × the row of neuron {neurons[0] + 1} in hidden layer {l} "
+            "(recomputed)")
 
 
 @verifies(ClaimKind.DEEP_WITNESS)
 def verify_witness(evidence, ctx: Context) -> str:
-    """θ′: the exact construction, outside the orbit, equal outputs at the listed inputs."""
+    """θ′ is the named mechanism's construction and lies outside the orbit; it agrees at the listed inputs."""
     net = ctx.network
-    kind = evidence.get("mechanism")
-    if kind not in _MECHANISMS:
-        fail(ctx, f"unknown mechanism {kind!r}")
-    l = _int(ctx, evidence, "layer")
-    neurons = _ints(ctx, evidence, "neurons")
-    _hidden_layer(ctx, net, l)
     try:
         theta2 = network_from_dict(_thaw(evidence.get("network")), "witness network")
     except CertificateError as e:
         fail(ctx, str(e))
-    if theta2.architecture != net.architecture:
-        fail(ctx, f"witness architecture {theta2.architecture} differs from {net.architecture}")
-    if (kind in ("never-coactive", "proportional-neurons") and len(neurons) != 2
-            or kind in ("dead-neuron", "always-active", "zero-outgoing") and len(neurons) != 1):
-        fail(ctx, f"wrong number of neurons for {kind}")
-    how = _check_construction(ctx, kind, l, neurons, net, theta2)
-    out = outside_orbit(net, theta2)
-    if out is None:
-        fail(ctx, "cannot decide orbit membership (zero incoming rows in both networks)")
-    if not out:
-        fail(ctx, "θ′ lies in the orbit of θ: not a hidden symmetry")
-    inputs = _points(ctx, evidence, "inputs", net.input_dim)
-    if not inputs:
-        fail(ctx, "no inputs listed")
+    c = construction(net, theta2, evidence.get("mechanism"))
+    inputs = _points(ctx, evidence, "inputs", net.input_dim) if "inputs" in evidence else ()
     for x in inputs:
         if net(x) != theta2(x):
             fail(ctx, f"θ and θ′ differ at input {[str(v) for v in x]}")
-    return f"{how}; outside the orbit (normal forms differ); equal at {len(inputs)} inputs (checked)"
+    tail = f"; equal at {len(inputs)} listed inputs (a sanity check)" if inputs else ""
+    return (f"θ′ {c.what}" + (f"; it keeps the function if {c.premise_text}" if c.premise else "")
+            + f"; outside the orbit (normal forms differ){tail}")
 
 
 def _thaw(obj):
@@ -458,20 +512,20 @@ def verify_activity(evidence, ctx: Context) -> str:
     for l, i, k in entries("active", 3):
         _neuron(ctx, net, l, i)
         if not pre[k][l - 1][i] > 0:
-            fail(ctx, f"neuron ({l}, {i}) is not active at point {k}")
+            fail(ctx, f"neuron {i + 1} of hidden layer {l} is not active at point {k + 1}")
     for l, i, k in entries("inactive", 3):
         _neuron(ctx, net, l, i)
         if not pre[k][l - 1][i] < 0:
-            fail(ctx, f"neuron ({l}, {i}) is not negative at point {k}")
+            fail(ctx, f"neuron {i + 1} of hidden layer {l} is not negative at point {k + 1}")
     for l, i, j, k in entries("coactive", 4):
         if l < 2:
             fail(ctx, "co-activity needs hidden layer >= 2")
         _neuron(ctx, net, l - 1, i)
         _neuron(ctx, net, l, j)
         if not (pre[k][l - 2][i] > 0 and pre[k][l - 1][j] > 0):
-            fail(ctx, f"neurons ({l - 1}, {i}) and ({l}, {j}) are not co-active at point {k}")
+            fail(ctx, f"neuron {i + 1} of hidden layer {l - 1} and neuron {j + 1} of hidden layer {l} are not co-active at point {k + 1}")
     return (f"{len(evidence['active'])} activity, {len(evidence['inactive'])} inactivity and "
-            f"{len(evidence['coactive'])} co-activity witnesses at {len(pts)} points (checked)")
+            f"{len(evidence['coactive'])} co-activity witnesses at {len(pts)} points (recomputed)")
 
 
 @verifies(ClaimKind.DEEP_NO_LAYER_FLIP)
@@ -487,7 +541,7 @@ def verify_no_layer_flip(evidence, ctx: Context) -> str:
                 for o in range(len(Wn)) for k in range(net.layers[l - 1].n_in)]
         if flint.nmod_mat(len(rows), n, [v for r in rows for v in r], p).rank() != n:
             fail(ctx, f"the layer-flip vectors of hidden layer {l} are dependent modulo {p}")
-    return f"no layer flip set in hidden layers {list(layers)}: full rank modulo {p} (checked)"
+    return f"no layer flip set in hidden layers {list(layers)}: full rank modulo {p} (recomputed)"
 
 
 def jacobian_rows(net: Network, x) -> tuple[list[list[Fraction]], bool]:
@@ -551,4 +605,4 @@ def verify_functional_dimension(evidence, ctx: Context) -> str:
     if got < r:
         fail(ctx, f"the Jacobian at the listed points has rank {got} modulo {p}, less than the claimed {r}")
     tail = f"dim_fun = U = {U} (certified)" if got >= U else f"dim_fun >= {got}, U = {U}"
-    return f"{len(pts)} smooth points, Jacobian rank {got} modulo {p}: {tail} (checked)"
+    return f"{len(pts)} smooth points, Jacobian rank {got} modulo {p}: {tail} (recomputed)"

@@ -29,7 +29,12 @@ from the network in the context; the certificate only says where to look.
     n ≤ 44: a meet in the middle over a hash of the columns mod 2^61 − 1, each
     hash collision checked exactly.
 ``z3``
-    rests on the solver; re-checked only when n ≤ 44 (by meet in the middle).
+    a solver's ``unsat`` is not a proof: accepted only when the checker can
+    re-decide the question itself (n ≤ 44, by its own meet in the middle).
+
+:func:`flip_sets_of` re-runs the enumeration or the meet in the middle and
+returns every flip set it finds, so that a claimed count of the fibre's
+orbits can be re-verified too.
 
 This module imports only the standard library, :mod:`reluid.model`,
 :mod:`reluid.certificates.schema`, the registry, :mod:`reluid.errors` and
@@ -49,7 +54,8 @@ from reluid.certificates.schema import ClaimKind
 from reluid.checker.registry import Context, fail, verifies
 from reluid.errors import CertificateError, ReluidError
 
-__all__ = ["ENUMERATE_LIMIT", "MITM_LIMIT", "verify_flip_set", "verify_no_flip_set"]
+__all__ = ["ENUMERATE_LIMIT", "MITM_LIMIT", "verify_flip_set", "verify_no_flip_set", "flip_sets_of",
+           "verify_fibre_orbits"]
 
 ENUMERATE_LIMIT = 22
 MITM_LIMIT = 44
@@ -95,6 +101,11 @@ def _indices(ctx, xs, bound, what, length=None):
     if len(set(out)) != len(out):
         fail(ctx, f"{what}: repeated index")
     return out
+
+
+def _one_based(indices) -> str:
+    """Neuron indices as people count them (the certificate's JSON counts from 0)."""
+    return ", ".join(str(i + 1) for i in sorted(indices))
 
 
 def _is_prime(p):
@@ -169,9 +180,17 @@ def _is_flip(theta, F):
                            for j in range(theta.k) for l in range(theta.m))
 
 
-def _reject_flip(ctx, theta, F):
-    if _is_flip(theta, F):
-        fail(ctx, f"{sorted(F)} is a flip set, contradicting the claim")
+class _Collect:
+    """Where a search reports the flip sets it meets: collect them, or fail on the first one."""
+
+    def __init__(self, ctx, theta, collect: bool):
+        self.ctx, self.theta, self.collect, self.found = ctx, theta, collect, set()
+
+    def __call__(self, F):
+        if _is_flip(self.theta, F):
+            if not self.collect:
+                fail(self.ctx, f"F = {{{_one_based(F)}}} is a flip set, contradicting the claim")
+            self.found.add(frozenset(F))
 
 
 # ---- verifiers -------------------------------------------------------------------
@@ -186,8 +205,8 @@ def verify_flip_set(evidence, ctx: Context) -> str:
     if not F:
         fail(ctx, "the empty set is not a flip set")
     if not _is_flip(theta, F):
-        fail(ctx, f"Σ_(i∈F) m_i a_iᵀ ≠ 0 for F = {sorted(F)}")
-    return f"F = {sorted(F)} is a flip set: Σ_(i∈F) m_i a_iᵀ = 0 exactly"
+        fail(ctx, f"Σ_(i∈F) m_i a_iᵀ ≠ 0 for F = {{{_one_based(F)}}}")
+    return f"F = {{{_one_based(F)}}} is a flip set: Σ_(i∈F) m_i a_iᵀ = 0 exactly"
 
 
 @verifies(ClaimKind.NO_FLIP_SET)
@@ -200,10 +219,39 @@ def verify_no_flip_set(evidence, ctx: Context) -> str:
     if set(evidence) != _KEYS[method]:
         fail(ctx, f"{method} evidence must have the fields {sorted(_KEYS[method])}, got {sorted(evidence)}")
     return {"rank": _rank, "lattice": _lattice, "enumerate": _enumerate, "mitm": _mitm_claim,
-            "z3": _z3}[method](evidence, ctx, theta)
+            "z3": _z3}[method](evidence, ctx, theta, _Collect(ctx, theta, False))
 
 
-def _rank(ev, ctx, theta):
+def flip_sets_of(evidence, ctx: Context) -> set[frozenset]:
+    """Every flip set, found by re-running the ``enumerate`` or ``mitm`` search named in ``evidence``."""
+    theta = _theta(ctx)
+    method = evidence.get("method")
+    if method not in ("enumerate", "mitm") or set(evidence) - {"orbits", "flip_sets"} != _KEYS[method]:
+        fail(ctx, f"an enumeration needs enumerate or mitm evidence, got {method!r} with {sorted(evidence)}")
+    sink = _Collect(ctx, theta, True)
+    (_enumerate if method == "enumerate" else _mitm_claim)(evidence, ctx, theta, sink)
+    return sink.found
+
+
+@verifies(ClaimKind.FIBRE_ORBITS)
+def verify_fibre_orbits(evidence, ctx: Context) -> str:
+    """The fibre has ``orbits`` H_n-orbits: the listed flip sets are all of them (docs/mathematics.md §2)."""
+    from reluid.checker.shallow import classify
+
+    theta = _theta(ctx)
+    if classify(theta).name != "generic":
+        fail(ctx, "the orbit count by flip sets holds on the generic stratum only")
+    found = flip_sets_of(evidence, ctx)
+    listed = {frozenset(_indices(ctx, F, theta.n, "flip set")) for F in evidence.get("flip_sets", ())}
+    if listed != found:
+        fail(ctx, f"the listed flip sets are not all of them ({len(found)} found, {len(listed)} listed)")
+    if _int(ctx, evidence.get("orbits"), "orbits") != len(found) + 1:
+        fail(ctx, f"{len(found)} nonempty flip sets give {len(found) + 1} orbits, not {evidence.get('orbits')}")
+    return (f"the fibre is the disjoint union of {len(found) + 1} H_n-orbits, one per flip set (∅ included); "
+            f"every flip set re-found by {evidence['method']}")
+
+
+def _rank(ev, ctx, theta, sink):
     n, km = theta.n, theta.k * theta.m
     p = _prime(ctx, theta, ev["p"])
     rows = _indices(ctx, ev["rows"], km, "rows", length=n)
@@ -212,7 +260,7 @@ def _rank(ev, ctx, theta):
     return f"rank: the {n} columns of U are independent (an {n} × {n} minor is nonzero mod {p})"
 
 
-def _lattice(ev, ctx, theta):
+def _lattice(ev, ctx, theta, sink):
     n, k, m = theta.n, theta.k, theta.m
     p = _prime(ctx, theta, ev["p"])
     if not isinstance(ev["basis"], (list, tuple)) or not isinstance(ev["inverse"], (list, tuple)):
@@ -233,7 +281,7 @@ def _lattice(ev, ctx, theta):
         At = fmpz_mat([[Ai[i][l] for i in range(n)] for l in range(m)])
         for j in range(k):   # (U Bᵀ) restricted to output j is Aᵀ diag(M_j) Bᵀ
             if not (At * fmpz_mat([[Mi[j][i] * b[i] for b in B] for i in range(n)])).is_zero():
-                fail(ctx, f"a basis vector is not in the kernel of U (output {j})")
+                fail(ctx, f"a basis vector is not in the kernel of U (output {j + 1})")
         Bz = fmpz_mat(B)
         if not (Bz * fmpz_mat(C)).is_one():
             fail(ctx, "basis · inverse ≠ I: the basis is not shown to be saturated")
@@ -243,7 +291,7 @@ def _lattice(ev, ctx, theta):
         for t in range(r):   # Bareiss: a[t][t] becomes the leading minor d_t = Π ‖b*_s‖²
             d = a[t][t]
             if d <= n * prev:
-                fail(ctx, f"Gram–Schmidt bound fails at vector {t}: ‖b*‖² = {Fraction(d, prev)} ≤ n = {n}")
+                fail(ctx, f"Gram–Schmidt bound fails at vector {t + 1}: ‖b*‖² = {Fraction(d, prev)} ≤ n = {n}")
             for i in range(t + 1, r):
                 for j in range(t + 1, r):
                     a[i][j] = (d * a[i][j] - a[i][t] * a[t][j]) // prev
@@ -252,7 +300,7 @@ def _lattice(ev, ctx, theta):
             f"so no x ∈ {{0,±1}}^n∖0 has Ux = 0 (rank U = {n - r} mod {p})")
 
 
-def _enumerate(ev, ctx, theta):
+def _enumerate(ev, ctx, theta, sink):
     n, km = theta.n, theta.k * theta.m
     p = _prime(ctx, theta, ev["p"])
     rows = _indices(ctx, ev["rows"], km, "rows")
@@ -279,7 +327,7 @@ def _enumerate(ev, ctx, theta):
         vals = [sum(cf for cf, xf in zip(row, x) if xf) % p for row in coef]
         if all(v <= 1 for v in vals):
             F = {free[g] for g in range(len(free)) if x[g]} | {pivots[t] for t in range(rank) if vals[t]}
-            _reject_flip(ctx, theta, F)
+            sink(F)
     return f"enumerate: none of the 2^{len(free)} 0/1 points of ker U_S mod {p} is a flip set"
 
 
@@ -288,7 +336,7 @@ def _weight(row):
     return int.from_bytes(hashlib.sha256(b"reluid flip-set hash %d" % row).digest()[:8], "big") % _HASH
 
 
-def _mitm(ctx, theta):
+def _mitm(ctx, theta, sink):
     """Meet in the middle over h_i = Σ_(j,l) w_(jm+l) M_ji A_il (mod 2^61 − 1)."""
     n, m = theta.n, theta.m
     if n > MITM_LIMIT:
@@ -316,20 +364,18 @@ def _mitm(ctx, theta):
         if t in first:
             for lmask in more.get(t, [first[t]]):
                 if lmask or rmask:
-                    _reject_flip(ctx, theta, {i for i in range(h) if lmask >> i & 1}
-                                 | {h + i for i in range(n - h) if rmask >> i & 1})
+                    sink({i for i in range(h) if lmask >> i & 1} | {h + i for i in range(n - h) if rmask >> i & 1})
     return f"mitm: meet in the middle over 2 × 2^{n - h} subset sums found no flip set (n = {n})"
 
 
-def _mitm_claim(ev, ctx, theta):
+def _mitm_claim(ev, ctx, theta, sink):
     if _int(ctx, ev["n"], "n") != theta.n:
         fail(ctx, f"evidence is for n = {ev['n']}, the network has n = {theta.n}")
-    return _mitm(ctx, theta)
+    return _mitm(ctx, theta, sink)
 
 
-def _z3(ev, ctx, theta):
-    if ctx.rests_on_solver and theta.n > MITM_LIMIT:
-        return "no flip set according to z3 (not re-checkable at this size)"
+def _z3(ev, ctx, theta, sink):
     if theta.n > MITM_LIMIT:
-        fail(ctx, f"z3 evidence labelled as checked, but n = {theta.n} > {MITM_LIMIT} cannot be re-checked")
-    return "z3 (re-checked independently): " + _mitm(ctx, theta)
+        fail(ctx, f"a solver's unsat is not a proof, and n = {theta.n} > {MITM_LIMIT} is beyond the checker's own "
+                  "meet in the middle")
+    return "z3's answer re-decided by the checker: " + _mitm(ctx, theta, sink)

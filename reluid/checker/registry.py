@@ -28,7 +28,6 @@ class Context:
 
     network: Network
     claim_id: str = ""
-    rests_on_solver: bool = False   # the claim is labelled as resting on a solver
 
     @property
     def theta(self) -> Shallow:

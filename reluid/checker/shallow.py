@@ -1,24 +1,45 @@
-"""Independent re-verification of shallow claims.
+"""Independent re-verification of shallow facts (one hidden layer).
 
 Deliberately a second, short implementation of the exact facts the verdicts
 rest on (it shares no code with :mod:`reluid.analysis`):
 
-* ``kink_form``: ρ(θ) = Σ_r K_r σ(r·(x,1)) + L x + c̄ over canonical rows
-  (first nonzero entry of a_r equal to 1); equal functions iff equal forms.
-* ``orbit_form``: each neuron scaled positively so the first nonzero entry of
-  (a_i, b_i) (else of m_i) has absolute value 1, neurons sorted.
+* :func:`classify` -- the stratum of θ (docs/mathematics.md §2, §4): empty,
+  one of the degenerate strata (where a hidden symmetry always exists), the
+  essential stratum (opposite pairs with nonzero kinks and independent
+  directions) or the generic stratum;
+* :func:`kink_form` -- ρ(θ) = Σ_r K_r σ(r·(x,1)) + L x + c̄ over canonical rows
+  (first nonzero entry of a_r equal to 1); equal functions iff equal forms;
+* :func:`orbit_form` -- each neuron scaled positively so the first nonzero
+  entry of (a_i, b_i) (else of m_i) has absolute value 1, neurons sorted;
+* :func:`verify_shallow_witness` -- θ′ has the same kink form and another orbit form;
+* the information claims about the stratum and the paper's condition.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 from reluid.certificates.schema import ClaimKind
 from reluid.checker.registry import Context, fail, verifies
 from reluid.model.network import Shallow
 
-__all__ = ["kink_form", "orbit_form", "verify_shallow_witness"]
+__all__ = ["Stratum", "classify", "kink_form", "orbit_form", "verify_shallow_witness", "ALWAYS_HIDDEN",
+           "PAPER_CONDITION_LIMIT"]
+
+#: Strata on which θ always has a hidden symmetry, with the reason (docs/mathematics.md §4).
+ALWAYS_HIDDEN = {
+    "dead-output": "a neuron with m_i = 0 has a free row (Ramakrishnan 2026, Lemma 10)",
+    "constant-neuron": "a neuron with a_i = 0 is a constant absorbed by c (Ramakrishnan 2026, Lemma 11(2))",
+    "proportional": "positively proportional rows merge (Ramakrishnan 2026, Lemma 11(1))",
+    "cancelling-pair": "an opposite pair whose kinks cancel computes an affine map, so its hyperplane moves "
+                       "(docs/mathematics.md §4)",
+    "dependent-pairs": "opposite pairs with dependent directions trade linear terms (docs/mathematics.md §4)",
+}
+
+#: Largest n for which the checker re-enumerates the paper's condition (3^(n/2) sums per half).
+PAPER_CONDITION_LIMIT = 24
 
 
 def _lead(v):
@@ -67,29 +88,12 @@ def verify_shallow_witness(theta: Shallow, witness: Shallow) -> str:
         raise ValueError("witness computes a different function")
     if orbit_form(witness) == orbit_form(theta):
         raise ValueError("witness lies in the H_n-orbit of the network (not a hidden symmetry)")
-    return "θ′ has the same kinks, linear part and constant as θ, and a different orbit form"
+    return "θ′ has the same kinks, linear part and constant as θ (so the same function) and a different orbit form"
 
 
-@verifies(ClaimKind.EMPTY)
-def _empty(ev, ctx: Context) -> str:
-    if ctx.theta.n != 0:
-        fail(ctx, "claims n = 0 but the network has hidden neurons")
-    return "n = 0: the fibre of a constant is a point"
-
-
-def _rows_check(ctx: Context):
-    t = ctx.theta
-    for i in range(t.n):
-        if not any(t.out(i)):
-            fail(ctx, f"neuron {i} has zero output weight m_i")
-        if not any(t.A[i]):
-            fail(ctx, f"neuron {i} has a_i = 0")
-    classes: dict = {}
-    for i in range(t.n):
-        key, lam = _line(t.row(i))
-        classes.setdefault(key, []).append((i, lam))
-    return t, classes
-
+# ---------------------------------------------------------------------------
+# the stratum
+# ---------------------------------------------------------------------------
 
 def _line(row):
     """(key, λ) with row = λ·key, key an integer vector with gcd 1 whose first nonzero entry is > 0.
@@ -106,47 +110,52 @@ def _line(row):
     return tuple(v // g for v in ints), Fraction(g, den)
 
 
-@verifies(ClaimKind.GENERIC_STRATUM)
-def _generic(ev, ctx: Context) -> str:
-    t, classes = _rows_check(ctx)
+@dataclass(frozen=True, slots=True)
+class Stratum:
+    """Where θ lies: ``name`` (``empty``, a key of :data:`ALWAYS_HIDDEN`, ``opposite-pairs`` or ``generic``).
+
+    ``where`` names the neurons (1-based) behind a degenerate stratum;
+    ``pairs`` lists the opposite pairs (0-based (i, j) with (a_i, b_i) the
+    positive side) and ``classes`` maps each line key to its neurons.
+    """
+
+    name: str
+    where: str = ""
+    pairs: tuple[tuple[int, int], ...] = ()
+    classes: tuple = ()
+
+
+def classify(t: Shallow) -> Stratum:
+    """The stratum of θ, decided exactly (docs/mathematics.md §2 and §4)."""
+    if t.n == 0:
+        return Stratum("empty")
+    for i in range(t.n):
+        if not any(t.out(i)):
+            return Stratum("dead-output", f"neuron {i + 1}")
+    for i in range(t.n):
+        if not any(t.A[i]):
+            return Stratum("constant-neuron", f"neuron {i + 1}")
+    classes: dict = {}
+    for i in range(t.n):
+        key, lam = _line(t.row(i))
+        classes.setdefault(key, []).append((i, lam))
     for members in classes.values():
-        if len(members) > 1:
-            fail(ctx, f"rows of neurons {members[0][0]} and {members[1][0]} are linearly dependent")
-    return f"all {t.n} neurons have m_i ≠ 0, a_i ≠ 0, pairwise independent rows"
-
-
-@verifies(ClaimKind.ESSENTIAL_STRATUM)
-def _essential(ev, ctx: Context) -> str:
-    """No dead/constant neurons, ≤ 2 per class, pairs opposite with K_r ≠ 0, pair directions independent."""
-    t, classes = _rows_check(ctx)
-    pair_dirs = []
-    for r, members in classes.items():
-        if len(members) > 2:
-            fail(ctx, f"{len(members)} neurons on one hyperplane")
+        for sign in (1, -1):
+            same = [i for i, lam in members if (lam > 0) == (sign > 0)]
+            if len(same) > 1:
+                return Stratum("proportional", f"neurons {same[0] + 1} and {same[1] + 1}")
+    pairs, dirs = [], []
+    for key, members in classes.items():
         if len(members) == 2:
-            (i, li), (j, lj) = members
-            if (li > 0) == (lj > 0):
-                fail(ctx, f"neurons {i} and {j} are positively proportional")
-            K = [abs(li) * x + abs(lj) * y for x, y in zip(t.out(i), t.out(j))]
-            if not any(K):
-                fail(ctx, f"the kinks of the pair ({i}, {j}) cancel")
-            pair_dirs.append([Fraction(x) for x in r[:t.m]])
-    if not pair_dirs:
-        fail(ctx, "no opposite pair: this is the generic stratum")
-    if _rank(pair_dirs) < len(pair_dirs):
-        fail(ctx, "the pair directions a_r are linearly dependent")
-    return f"{len(pair_dirs)} opposite pair(s) with nonzero kinks and independent directions; no other degeneracy"
-
-
-@verifies(ClaimKind.PATTERN_SEARCH)
-def _pattern(ev, ctx: Context) -> str:
-    _essential(ev, ctx)
-    return "no other realisation pattern (rests on the solver; preconditions re-checked)"
-
-
-@verifies(ClaimKind.WITNESS)
-def _witness(ev, ctx: Context) -> str:
-    return "re-verified with the witness network"  # the witness itself is checked in check.py
+            (i, li), (j, lj) = sorted(members, key=lambda t_: t_[1] < 0)
+            if not any(abs(li) * x + abs(lj) * y for x, y in zip(t.out(i), t.out(j))):
+                return Stratum("cancelling-pair", f"neurons {i + 1} and {j + 1}")
+            pairs.append((i, j))
+            dirs.append([Fraction(x) for x in key[:t.m]])
+    frozen = tuple((key, tuple(members)) for key, members in classes.items())
+    if pairs and _rank(dirs) < len(dirs):
+        return Stratum("dependent-pairs", "the opposite pairs", tuple(pairs), frozen)
+    return Stratum("opposite-pairs" if pairs else "generic", "", tuple(pairs), frozen)
 
 
 def _rank(rows) -> int:
@@ -164,12 +173,78 @@ def _rank(rows) -> int:
     return rank
 
 
+def _stratum_claim(ctx: Context, expected: str) -> str:
+    st = classify(ctx.theta)
+    if st.name != expected:
+        fail(ctx, f"θ lies in the {st.name} stratum" + (f" ({st.where})" if st.where else "") + f", not {expected}")
+    return st
+
+
+@verifies(ClaimKind.EMPTY)
+def _empty(ev, ctx: Context) -> str:
+    if ctx.network.depth == 1:
+        return "no hidden layer: the affine map x ↦ Wx + b determines W and b"
+    if not ctx.network.is_shallow:
+        fail(ctx, f"the network has hidden layers {ctx.network.hidden_widths}")
+    _stratum_claim(ctx, "empty")
+    return "n = 0: the fibre of a constant is a point"
+
+
+@verifies(ClaimKind.GENERIC_STRATUM)
+def _generic(ev, ctx: Context) -> str:
+    _stratum_claim(ctx, "generic")
+    return f"all {ctx.theta.n} neurons have m_i ≠ 0, a_i ≠ 0 and pairwise independent rows (recomputed)"
+
+
+@verifies(ClaimKind.ESSENTIAL_STRATUM)
+def _essential(ev, ctx: Context) -> str:
+    st = _stratum_claim(ctx, "opposite-pairs")
+    return (f"{len(st.pairs)} opposite pair(s) with nonzero kinks and independent directions; no other degeneracy "
+            "(recomputed)")
+
+
+# ---------------------------------------------------------------------------
+# the paper's sufficient condition (information)
+# ---------------------------------------------------------------------------
+
+def _vanishing_beta(t: Shallow, j: int):
+    """Some β ∈ {0,±1}ⁿ∖0 with Σ β(i) M_ji a_i = 0, or None.
+
+    Meet in the middle: the signed sums of each half of the vectors
+    w_i = M_ji a_i (scaled to integers) are tabulated, and a vanishing β is a
+    left sum that cancels a right sum with (β_left, β_right) ≠ 0.
+    """
+    rows = [[t.M[j][i] * a for a in t.A[i]] for i in range(t.n)]
+    den = math.lcm(*(x.denominator for r in rows for x in r)) if rows and t.m else 1
+    w = [tuple(x.numerator * (den // x.denominator) for x in r) for r in rows]
+    h = t.n // 2
+
+    def sums(idx):
+        table = [((0,) * t.m, ())]
+        for i in idx:
+            table = [(tuple(s + b * x for s, x in zip(vec, w[i])), beta + (b,)) for vec, beta in table
+                     for b in (0, 1, -1)]
+        return table
+
+    left: dict = {}
+    for vec, beta in sums(range(h)):
+        known = left.setdefault(vec, [])
+        if len(known) < 2:
+            known.append(beta)
+    for vec, beta in sums(range(h, t.n)):
+        for other in left.get(tuple(-x for x in vec), ()):
+            if any(other) or any(beta):
+                return other + beta
+    return None
+
+
 @verifies(ClaimKind.PAPER_CONDITION)
 def _paper_condition(ev, ctx: Context) -> str:
     """Ramakrishnan 2026, Proposition 24: Σ β(i) v_i a_i ≠ 0 for β ∈ {0,±1}ⁿ∖0 (per output)."""
     t = ctx.theta
-    viol = ev.get("violation")
-    if ev.get("holds") is False:
+    holds = ev.get("holds")
+    if holds is False:
+        viol = ev.get("violation")
         if not viol:
             fail(ctx, "claims the condition fails but gives no β")
         beta = [int(x) for x in viol["beta"]]
@@ -179,13 +254,16 @@ def _paper_condition(ev, ctx: Context) -> str:
         s = [sum(beta[i] * t.M[j][i] * t.A[i][l] for i in range(t.n)) for l in range(t.m)]
         if any(s):
             fail(ctx, "Σ β(i) v_i a_i ≠ 0 for the β given")
-        return f"fails: Σ β(i) v_i a_i = 0 for β = {beta} (output {j + 1}), re-computed"
-    if ev.get("holds") is True and t.n <= 10:
-        import itertools
+        return f"fails: Σ β(i) v_i a_i = 0 for β = {tuple(beta)} (output {j + 1}), recomputed"
+    if holds is True:
+        if t.n > PAPER_CONDITION_LIMIT:
+            fail(ctx, f"claims the condition holds, which the checker re-enumerates only up to n = "
+                      f"{PAPER_CONDITION_LIMIT}")
         for j in range(t.k):
-            for beta in itertools.product((-1, 0, 1), repeat=t.n):
-                if any(beta) and not any(sum(beta[i] * t.M[j][i] * t.A[i][l] for i in range(t.n))
-                                         for l in range(t.m)):
-                    fail(ctx, f"claims the condition holds but β = {list(beta)} vanishes")
-        return "holds: all 3ⁿ − 1 vectors β re-enumerated"
-    return "information only (not re-verified for this size)"
+            beta = _vanishing_beta(t, j)
+            if beta is not None:
+                fail(ctx, f"claims the condition holds but β = {list(beta)} vanishes (output {j + 1})")
+        return "holds: no β ∈ {0,±1}ⁿ∖0 vanishes, for every output (re-enumerated by meet in the middle)"
+    if holds is None:
+        return "not enumerated: the certificate asserts nothing about the condition"
+    fail(ctx, f"holds must be true, false or null, got {holds!r}")

@@ -52,7 +52,7 @@ def _stems(paths) -> dict:
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.api import certify
+    from reluid.api import certify, check
     from reluid.report import (AuditEntry, generate_html, generate_junit, generate_markdown, generate_report,
                                generate_summary_markdown)
     from reluid.report.certificate import summary_line
@@ -69,16 +69,18 @@ def run(args, stdout, stderr) -> int:
             entries.append(AuditEntry(path, "invalid-input", " ".join(str(e).split()), time.perf_counter() - t0))
             print(f"{path}: invalid-input: {entries[-1].message}", file=stdout)
             continue
-        entry = AuditEntry(path, cert.verdict.value, summary_line(cert), time.perf_counter() - t0,
-                           net.architecture, cert.rests_on_solver)
+        report = check(cert, net)
+        outcome = cert.verdict.value if report.valid else "unknown"
+        message = summary_line(cert) if report.valid else f"the certificate failed its own check: {report.reason}"
+        entry = AuditEntry(path, outcome, message, time.perf_counter() - t0, net.architecture)
         entries.append(entry)
         print(f"{path}: {entry.message}", file=stdout)
         if args.certificates:
             write_text(os.path.join(args.certificates, stems[path] + ".cert.json"), generate_report(cert, "json"))
         if args.reports:
-            write_text(os.path.join(args.reports, stems[path] + ".md"), generate_markdown(cert, net, path))
+            write_text(os.path.join(args.reports, stems[path] + ".md"), generate_markdown(cert, net, path, report))
         if args.html:
-            write_text(os.path.join(args.html, stems[path] + ".html"), generate_html(cert, net, path))
+            write_text(os.path.join(args.html, stems[path] + ".html"), generate_html(cert, net, path, report))
     if args.junit:
         write_text(args.junit, generate_junit(entries))
     if args.markdown:

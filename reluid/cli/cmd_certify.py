@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from reluid.cli.common import add_input_options, load_network, positive_float, write_text
 
@@ -22,22 +23,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--progress", action="store_true", help="show progress bars")
     p.add_argument("--embed", action=argparse.BooleanOptionalAction, default=None,
                    help="embed the network in the certificate (default: when it has ≤ 20 000 parameters)")
+    p.add_argument("--check", action=argparse.BooleanOptionalAction, default=True,
+                   help="re-verify the certificate with the independent checker before reporting it, so that the "
+                        "report shows the checker's own status of every claim (default: on)")
     add_input_options(p)
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.api import certify
+    from reluid.api import certify, check
     from reluid.report import AuditEntry, generate_junit, generate_report
     from reluid.report.certificate import summary_line
 
     net = load_network(args.network, args)
     cert = certify(net, timeout=args.timeout, seed=args.seed, embed=args.embed, progress=args.progress)
+    report = check(cert, net) if args.check else None
     if args.output:
         write_text(args.output, generate_report(cert, "json"))
     if args.format == "junit":
-        entry = AuditEntry(args.network, cert.verdict.value, summary_line(cert), architecture=net.architecture,
-                           rests_on_solver=cert.rests_on_solver)
+        entry = AuditEntry(args.network, cert.verdict.value, summary_line(cert), architecture=net.architecture)
         stdout.write(generate_junit([entry]))
     else:
-        stdout.write(generate_report(cert, args.format, net, None))
+        stdout.write(generate_report(cert, args.format, net, net.name or os.path.basename(args.network), report))
+    if report is not None and not report.valid:
+        print(f"reluid certify: internal error: the certificate failed its own check ({report.reason}); "
+              "no verdict", file=stderr)
+        return 3
     return cert.verdict.exit_code

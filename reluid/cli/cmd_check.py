@@ -4,7 +4,9 @@ from __future__ import annotations
 
 NAME = "check"
 HELP = "re-verify a certificate without z3 or the search code"
-DESCRIPTION = "Re-verify CERT exactly. Exit codes: 0 valid, 1 rejected, 4 invalid input."
+DESCRIPTION = ("Re-verify CERT exactly with the checker's own derivation rule; it prints the rule it applied and "
+               "the status of every claim. Exit codes: 0 valid, 1 rejected, 4 invalid input (a malformed "
+               "certificate or network, or a certificate without its network and no --network), 2 usage.")
 
 
 def add_arguments(p) -> None:
@@ -19,6 +21,11 @@ def run(args, stdout, stderr) -> int:
     from reluid.report.check import generate_check_text
 
     cert = read_certificate(args.certificate)
+    if cert.network is None and not args.network:
+        print(f"reluid check: error: {args.certificate} names its network by SHA-256 only "
+              f"({cert.network_sha256[:16]}…, {cert.architecture}); pass the network with --network NET",
+              file=stderr)
+        return 4
     net = None
     if args.network:
         from reluid.cli.common import load_network

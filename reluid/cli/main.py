@@ -15,7 +15,8 @@ import importlib
 import os
 import sys
 
-from reluid.errors import CertificateError, InvalidArgument, InvalidNetwork, NotShallow, ReluidError
+from reluid.errors import (CertificateError, IncompatibleNetworks, InvalidArgument, InvalidNetwork, NotShallow,
+                           ReluidError)
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_HIDDEN", "EXIT_USAGE", "EXIT_UNKNOWN", "EXIT_INVALID"]
 
@@ -71,7 +72,7 @@ def main(argv=None, stdout=None, stderr=None) -> int:
     except (InvalidNetwork, CertificateError) as e:
         print(f"reluid {args.command}: error: {_one_line(e)}", file=stderr)
         return EXIT_INVALID
-    except NotShallow as e:
+    except (NotShallow, IncompatibleNetworks) as e:
         print(f"reluid {args.command}: error: {_one_line(e)}", file=stderr)
         return EXIT_INVALID
     except InvalidArgument as e:

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from reluid.certificates.schema import Certificate, ClaimKind, to_json
 from reluid.model.network import Network
-from reluid.verdicts import Trust, Verdict
+from reluid.verdicts import Verdict
 
 __all__ = ["generate_text", "generate_markdown", "generate_html", "generate_report", "write_report", "RENDERERS",
            "summary_line", "fmt_q", "fmt_vec"]
@@ -87,18 +87,29 @@ def _evidence_lines(claim, net: Network) -> list[str]:
         out.append(f"Identity: Σ_{{i∈F}} m_i a_iᵀ = {terms} = 0.")
     elif kind == ClaimKind.PAPER_CONDITION and ev.get("violation"):
         out.append(f"Vanishing: β = {list(ev['violation']['beta'])}.")
-    if claim.trust is Trust.SOLVER:
-        s = claim.solver or {}
-        out.append(f"This claim rests on {s.get('name', 'the solver')} {s.get('version', '')} answering unsat "
-                   f"(seed {s.get('seed')}, timeout {s.get('timeout_ms')} ms); it is not independently re-checkable.")
     return out
 
 
-def _sections(cert: Certificate, net: Network | None, title: str | None):
+def _status(check, claim) -> str:
+    """The checker's status of a claim, or that it has not been re-verified."""
+    if check is None:
+        return "not re-verified here (run reluid check)"
+    return check.status(claim.id) or "not re-verified"
+
+
+def _check_line(check) -> list[str]:
+    if check is None:
+        return ["Re-verification: not run (reluid check re-verifies every claim)"]
+    if check.valid:
+        return [f"Re-verified by reluid check: {check.rule}"]
+    return [f"REJECTED by reluid check: {check.reason}"]
+
+
+def _sections(cert: Certificate, net: Network | None, title: str | None, check=None):
     net = net if net is not None else cert.network
     name = title or (net.name if net is not None and net.name else "network")
     secs = [(f"reluid certificate: {name}",
-             [f"Verdict: {cert.verdict.value.upper()}" + (" (rests on z3)" if cert.rests_on_solver else ""),
+             [f"Verdict: {cert.verdict.value.upper()}", *_check_line(check),
               f"Network SHA-256: {cert.network_sha256}"]
              + ([f"Assumption (not checkable; the verdict is about the network read under it): {cert.assumption}"]
                 if cert.assumption else [])
@@ -107,8 +118,8 @@ def _sections(cert: Certificate, net: Network | None, title: str | None):
         secs.append(("The network", _network_lines(net)))
     claim_lines = []
     for n_, c in enumerate(cert.claims, 1):
-        tag = {Trust.CHECKED: "checked exactly", Trust.SOLVER: "rests on the solver"}[c.trust]
-        role = "" if c.role == "verdict" else ", information only"
+        tag = _status(check, c)
+        role = ""
         first = c.statement.split(" ", 1)[0]
         stmt = c.statement[0].upper() + c.statement[1:] if first.isascii() and first.isalpha() else c.statement
         claim_lines.append(f"Claim {n_} ({c.kind}; {tag}{role}). {stmt}. "
@@ -130,16 +141,17 @@ def _sections(cert: Certificate, net: Network | None, title: str | None):
     return secs
 
 
-def generate_text(cert: Certificate, network: Network | None = None, title: str | None = None) -> str:
+def generate_text(cert: Certificate, network: Network | None = None, title: str | None = None, check=None) -> str:
     out = []
-    for t, lines in _sections(cert, network, title):
+    for t, lines in _sections(cert, network, title, check):
         out += [t, "-" * len(t)] + lines + [""]
     return "\n".join(out)
 
 
-def generate_markdown(cert: Certificate, network: Network | None = None, title: str | None = None) -> str:
+def generate_markdown(cert: Certificate, network: Network | None = None, title: str | None = None,
+                      check=None) -> str:
     out = []
-    for i, (t, lines) in enumerate(_sections(cert, network, title)):
+    for i, (t, lines) in enumerate(_sections(cert, network, title, check)):
         out.append(("# " if i == 0 else "## ") + t)
         out.append("")
         out += [f"- {l}" if not l.startswith("Verdict") else f"**{l}**" for l in lines]
@@ -147,9 +159,9 @@ def generate_markdown(cert: Certificate, network: Network | None = None, title: 
     return "\n".join(out)
 
 
-def generate_html(cert: Certificate, network: Network | None = None, title: str | None = None) -> str:
+def generate_html(cert: Certificate, network: Network | None = None, title: str | None = None, check=None) -> str:
     body = []
-    secs = _sections(cert, network, title)
+    secs = _sections(cert, network, title, check)
     for i, (t, lines) in enumerate(secs):
         body.append(f"<h{1 if i == 0 else 2}>{html.escape(t)}</h{1 if i == 0 else 2}>")
         body.append("<ul>" + "".join(f"<li>{html.escape(l)}</li>" for l in lines) + "</ul>")
@@ -158,7 +170,8 @@ def generate_html(cert: Certificate, network: Network | None = None, title: str 
             "li{margin:.3em 0}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def _certificate_json(cert: Certificate, network: Network | None = None, title: str | None = None) -> str:
+def _certificate_json(cert: Certificate, network: Network | None = None, title: str | None = None,
+                      check=None) -> str:
     return to_json(cert)
 
 
@@ -167,14 +180,21 @@ RENDERERS = {"text": generate_text, "md": generate_markdown, "markdown": generat
 
 
 def generate_report(cert: Certificate, fmt: str = "text", network: Network | None = None,
-                    title: str | None = None) -> str:
-    """The report of ``cert`` in ``fmt`` (text, md, html or json; json is the certificate itself)."""
-    return RENDERERS[fmt](cert, network, title)
+                    title: str | None = None, check=None) -> str:
+    """The report of ``cert`` in ``fmt`` (text, md, html or json; json is the certificate itself).
+
+    ``check`` is the :class:`~reluid.checker.check.CheckReport` of the
+    certificate: each claim is then shown with the checker's own status, and
+    without it as not re-verified.  Nothing is shown as checked on the
+    certificate's word.
+    """
+    return RENDERERS[fmt](cert, network, title, check)
 
 
-def write_report(cert: Certificate, path, fmt: str = "md", network: Network | None = None, title=None) -> None:
+def write_report(cert: Certificate, path, fmt: str = "md", network: Network | None = None, title=None,
+                 check=None) -> None:
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(generate_report(cert, fmt, network, title))
+        fh.write(generate_report(cert, fmt, network, title, check))
 
 
 def summary_line(cert: Certificate) -> str:
@@ -185,8 +205,6 @@ def summary_line(cert: Certificate) -> str:
     methods = [c.evidence.get("method") for c in cert.claims if c.kind == ClaimKind.NO_FLIP_SET]
     if methods:
         s += f" (no flip set: {methods[0]} certificate)"
-    if cert.rests_on_solver:
-        s += " [rests on z3]"
     if cert.reason:
         s += f": {cert.reason}"
     if cert.assumption:

@@ -11,12 +11,13 @@ def generate_check_text(report, assumption: str | None = None) -> str:
     ``assumption`` is the certificate's record of what its input did not state
     (shown, since the checker cannot check it).
     """
-    lines = [f"{'VALID' if report.valid else 'REJECTED'}: verdict {report.verdict.value}"
-             + (" (rests on the solver)" if report.valid and report.rests_on_solver else "")]
+    lines = [f"{'VALID' if report.valid else 'REJECTED'}: verdict {report.verdict.value}"]
+    if report.valid:
+        lines.append(f"  rule: {report.rule}")
+    else:
+        lines.append(f"  reason: {report.reason}")
     for c in report.claims:
         lines.append(f"  [{c.status}] {c.id} ({c.kind}): {c.message}")
-    if report.reason:
-        lines.append(f"  reason: {report.reason}")
     if assumption:
         lines.append(f"  assumption (recorded, not checkable): {assumption}")
     return "\n".join(lines)

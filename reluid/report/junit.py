@@ -25,7 +25,6 @@ class AuditEntry:
     message: str
     seconds: float = 0.0
     architecture: tuple[int, ...] = ()
-    rests_on_solver: bool = False
     certificate: str | None = None
 
     @property
@@ -60,7 +59,6 @@ def generate_summary_markdown(entries) -> str:
              "| network | architecture | verdict | details |", "| --- | --- | --- | --- |"]
     for e in entries:
         arch = "-".join(map(str, e.architecture)) if e.architecture else ""
-        solver = " (rests on z3)" if e.rests_on_solver else ""
         msg = e.message.replace("|", "\\|")
-        lines.append(f"| `{e.path}` | {arch} | {icon[e.outcome]} {e.outcome}{solver} | {msg} |")
+        lines.append(f"| `{e.path}` | {arch} | {icon[e.outcome]} {e.outcome} | {msg} |")
     return "\n".join(lines) + "\n"

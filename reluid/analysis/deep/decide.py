@@ -163,7 +163,7 @@ def _decide(net, report, *, timeout, seed, solver, samples, fundim, fundim_point
         return (order, degenerate)
 
     chosen = None
-    for m in sorted(report.mechanisms, key=preference):
+    for m in sorted((m for m in report.mechanisms if m.method != "solver"), key=preference):
         got = _witness_for(net, m, inputs)
         if got is not None:
             chosen = (m, *got)

@@ -27,12 +27,14 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from reluid.analysis.shallow.function import canonical_row, equivalent, function_data
+from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
 from reluid.verdicts import Outcome, Verdict
 
-__all__ = ["Decision", "PatternSearch", "decide", "STRATA"]
+__all__ = ["Decision", "PatternSearch", "decide", "decide_affine", "STRATA"]
 
 STRATA = {
+    "affine": "no hidden layer: θ is the affine map x ↦ Wx + b, which determines W and b",
     "empty": "n = 0: θ is a constant; the fibre is the single point θ",
     "dead-output": "a neuron with zero output weight (Ramakrishnan 2026, Lemma 10)",
     "constant-neuron": "a neuron with a_i = 0 (Ramakrishnan 2026, Lemma 11(2))",
@@ -49,7 +51,7 @@ class PatternSearch:
     """The z3 search for another realisation pattern (opposite-pairs stratum).
 
     ``outcome`` is FOUND (a pattern, rebuilt as θ′ and re-verified), NONE
-    (resting on z3, described by ``solver``) or UNKNOWN (``reason``).
+    (with ``evidence`` the checker re-verifies) or UNKNOWN (``reason``).
     """
 
     outcome: Outcome
@@ -57,6 +59,7 @@ class PatternSearch:
     classes: int
     pairs: int
     reason: str | None = None
+    evidence: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +86,9 @@ class Decision:
         was evaluated (``decide(..., paper_condition=True)``, every a_i ≠ 0).
     reason : str | None
         Why the verdict is unknown.
+    fibre : FlipSetEnumeration or None
+        On the generic stratum with a flip set: every flip set, with the
+        search that found them all, when that was cheap.
     fibre_orbits : int | None
         On the generic stratum: number of H_n-orbits in the fibre (= flip sets incl. ∅).
     """
@@ -97,6 +103,7 @@ class Decision:
     pattern: PatternSearch | None = None
     paper_condition: Any = None
     reason: str | None = None
+    fibre: Any = None
     fibre_orbits: int | None = None
     seconds: float = 0.0
 
@@ -205,6 +212,13 @@ def decide(theta: Shallow | Network, *, timeout: float | None = 60.0, seed: int 
     return d
 
 
+def decide_affine(net: Network) -> Decision:
+    """A network with no hidden layer computes x ↦ Wx + b, which determines W (its linear part) and b (its value at 0)."""
+    if net.depth != 1:
+        raise InvalidArgument(f"decide_affine needs a network with no hidden layer, got {net.architecture}")
+    return Decision(Verdict.NO_HIDDEN, "affine", None)
+
+
 def _verify_witness(theta: Shallow, witness: Shallow) -> None:
     entries = [x for r in witness.M + witness.A for x in r] + list(witness.b + witness.c)
     if not all(type(x) is Fraction for x in entries):
@@ -281,7 +295,7 @@ def _decide(theta: Shallow, *, timeout, seed, progress, count_orbits) -> Decisio
 
 
 def _decide_generic(theta, *, timeout, seed, progress, count_orbits) -> Decision:
-    from reluid.analysis.shallow.flipsets import count_flip_sets, find_flip_set
+    from reluid.analysis.shallow.flipsets import enumerate_flip_sets, find_flip_set
 
     res = find_flip_set(theta, timeout=timeout, progress=progress)
     if res.outcome is Outcome.FOUND:
@@ -294,17 +308,12 @@ def _decide_generic(theta, *, timeout, seed, progress, count_orbits) -> Decision
             for j in range(theta.k):
                 c[j] += theta.M[j][i] * theta.b[i]
         wit = Shallow(theta.M, tuple(A), tuple(b), tuple(c), theta.m)
-        orbits = None
-        if count_orbits:
-            orbits = count_flip_sets(theta, timeout=min(timeout or 2.0, 2.0))
+        fibre = enumerate_flip_sets(theta, timeout=min(timeout or 2.0, 2.0)) if count_orbits else None
         details = {"flip_set": tuple(F),
                    "note": "Σ_{i∈F} m_i a_iᵀ = 0; flip the rows in F, c′ = c + Σ_{i∈F} m_i b_i"}
-        if orbits is not None:
-            details["fibre"] = (f"{orbits} H_n-orbits, one per flip set (∅ included): "
-                                "the fibre is the disjoint union of the orbits of θ_F")
         return Decision(Verdict.HIDDEN, "generic", theta, witness=wit, mechanism="flip-set",
-                        details=MappingProxyType(details),
-                        flip=res, fibre_orbits=orbits)
+                        details=MappingProxyType(details), flip=res, fibre=fibre,
+                        fibre_orbits=None if fibre is None else len(fibre.flip_sets) + 1)
     if res.outcome is Outcome.NONE:
         return Decision(Verdict.NO_HIDDEN, "generic", theta, flip=res, fibre_orbits=1)
     return Decision(Verdict.UNKNOWN, "generic", theta, flip=res,
@@ -348,7 +357,9 @@ def _decide_pairs(theta, fd, classes, pairs, *, timeout, seed) -> Decision:
     outcome, model, why = search_other_pattern(problem, config)
     info = PatternSearch(outcome, MappingProxyType(config.describe()), len(rows), problem.n_pairs, why)
     if outcome is Outcome.NONE:
-        return Decision(Verdict.NO_HIDDEN, "opposite-pairs", theta, pattern=info)
+        return Decision(Verdict.UNKNOWN, "opposite-pairs", theta, pattern=info,
+                        reason="z3 found no realisation pattern other than θ's own, but a solver's unsat is not a "
+                               "certificate")
     if outcome is Outcome.FOUND:
         wit = _build_from_pattern(problem, model, fd)
         eq = equivalent(theta, wit)

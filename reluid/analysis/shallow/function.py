@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
 
-from reluid.errors import InvalidArgument
+from reluid.errors import IncompatibleNetworks
 from reluid.model.network import Network, Shallow
 from reluid.model.rational import gc_paused, primitive_ray
 
@@ -207,7 +207,7 @@ def equivalent(theta1: Shallow | Network, theta2: Shallow | Network, *, seed: in
 
     t1, t2 = _shallow(theta1), _shallow(theta2)
     if (t1.m, t1.k) != (t2.m, t2.k):
-        raise InvalidArgument(f"cannot compare Ω({t1.m},·,{t1.k}) with Ω({t2.m},·,{t2.k})")
+        raise IncompatibleNetworks((t1.m, t1.n, t1.k), (t2.m, t2.n, t2.k))
     f1, f2 = function_data(t1), function_data(t2)
     if f1 == f2:
         g = same_orbit(t1, t2) if t1.n == t2.n else None

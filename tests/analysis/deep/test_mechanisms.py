@@ -14,7 +14,8 @@ from reluid.analysis.deep import canonical_form, decide_deep, detect_mechanisms,
 from reluid.certificates.build import certificate_from_deep_decision
 from reluid.analysis.deep.mechanisms import (ALWAYS_ACTIVE, DEAD, LAYER_FLIP, NEVER_COACTIVE, Mechanism,
                                              layer_flip_sets)
-from reluid.certificates.schema import Trust, Verdict, from_json, to_json
+from reluid.certificates.schema import Verdict, from_json, to_json
+from reluid.verdicts import Trust
 from reluid.checker.registry import VERIFIERS, Context
 from reluid.errors import CheckFailed, InvalidArgument
 from reluid.model import Network

@@ -33,7 +33,7 @@ def test_catalogue_certificates_check_and_round_trip(ex):
     assert from_json(to_json(cert)) == cert
     report = check_certificate(from_json(to_json(cert)))
     assert report.valid, generate_check_text(report)
-    assert cert.rests_on_solver == (ex.solver and not ex.hidden)
+    assert report.rule and all(c.status != "failed" for c in report.claims)
 
 
 def _brute_has_flip_set(t):
@@ -143,7 +143,10 @@ def test_tampered_certificates_rejected(name):
         except CertificateError:
             continue
         report = check_certificate(cert)
-        assert not report.valid, f"tampering ({what}) was accepted"
+        if report.valid:   # only a mutant whose verdict is still true may pass, shown independently here
+            assert what == "drop_claims" and cert.verdict is Verdict.HIDDEN, f"tampering ({what}) was accepted"
+            eq = equivalent(cert.network.shallow(), cert.witness.network.shallow())
+            assert eq.equal and not eq.same_orbit
 
 
 def test_floats_and_truncation_rejected():
@@ -157,4 +160,6 @@ def test_floats_and_truncation_rejected():
     with pytest.raises(CertificateError):
         from_json(text[: len(text) // 2])
     with pytest.raises(CertificateError):
-        from_json(text.replace('"reluid.certificate/1"', '"reluid.certificate/2"'))
+        from_json(text.replace('"reluid.certificate/2"', '"reluid.certificate/3"'))
+    with pytest.raises(CertificateError, match="certify the network again"):
+        from_json(text.replace('"reluid.certificate/2"', '"reluid.certificate/1"'))

@@ -81,6 +81,8 @@ __all__ = [
     "find_flip_set",
     "all_flip_sets",
     "count_flip_sets",
+    "enumerate_flip_sets",
+    "FlipSetEnumeration",
 ]
 
 METHODS = ("auto", "rank", "lattice", "enumerate", "mitm", "z3")
@@ -408,6 +410,66 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
                          reason="; ".join(reasons) or "no method applies", stats=tuple(stats))
 
 
+@dataclass(frozen=True, slots=True)
+class FlipSetEnumeration:
+    """Every nonempty flip set of θ, and the search that found them all (re-run by the checker).
+
+    ``evidence`` is an ``enumerate`` or ``mitm`` certificate in the format of
+    :func:`find_flip_set`: the search it names meets every flip set.
+    """
+
+    flip_sets: tuple[frozenset, ...]
+    evidence: Mapping[str, Any]
+
+    def __post_init__(self):
+        object.__setattr__(self, "evidence", freeze(self.evidence))
+
+
+def enumerate_flip_sets(theta, *, limit: int | None = None, timeout: float | None = None) -> FlipSetEnumeration | None:
+    """Every nonempty flip set of θ with a re-checkable record of the search, or None when not feasible.
+
+    Feasible when the kernel of U mod p has dimension ≤ ``ENUMERATE_MAX_FREE``
+    (enumeration) or n ≤ ``MITM_MAX_N`` (meet in the middle); None also when
+    more than ``limit`` flip sets are found or ``timeout`` runs out.
+
+    Examples
+    --------
+    >>> theta = Shallow.make([1, -1, 1, -1], [[1], [1], [2], [2]], [0, 1, 2, 3], [0])
+    >>> e = enumerate_flip_sets(theta)
+    >>> [sorted(F) for F in e.flip_sets], e.evidence["method"]
+    ([[0, 1], [2, 3], [0, 1, 2, 3]], 'enumerate')
+    """
+    theta = check_theta(theta)
+    limit = check_limit(limit)
+    clock = Clock(check_timeout(timeout))
+    prob = Problem(theta)
+    found: list[frozenset] = []
+
+    def add(F):
+        if prob.is_flip(F):
+            found.append(F)
+            if limit is not None and len(found) > limit:
+                raise SearchTimeout("limit", "")
+
+    try:
+        if prob.n == 0:
+            return FlipSetEnumeration((), {"method": "mitm", "n": 0})
+        prof = profile(prob, clock)
+        if prof.coeff is not None:
+            for F in kernel_candidates(prof, clock, Progress(False), "count"):
+                add(F)
+            evidence = {"method": "enumerate", "p": prof.p, "rows": list(prof.rows)}
+        elif prob.n <= MITM_MAX_N:
+            for F in mitm_hits(prob, clock, Progress(False)):
+                add(F)
+            evidence = {"method": "mitm", "n": prob.n}
+        else:
+            return None
+    except (SearchTimeout, ArithmeticError):
+        return None
+    return FlipSetEnumeration(tuple(sorted(set(found), key=lambda F: (len(F), sorted(F)))), evidence)
+
+
 def all_flip_sets(theta, *, limit: int | None = None, timeout: float | None = None) -> tuple[frozenset, ...] | None:
     """Every nonempty flip set of θ, or None when that is not feasible.
 
@@ -432,35 +494,20 @@ def all_flip_sets(theta, *, limit: int | None = None, timeout: float | None = No
     >>> [sorted(F) for F in all_flip_sets(theta)]
     [[0, 1], [2, 3], [0, 1, 2, 3]]
     """
+    enum = enumerate_flip_sets(theta, limit=limit, timeout=timeout)
+    if enum is not None:
+        return enum.flip_sets
     theta = check_theta(theta)
-    limit = check_limit(limit)
-    clock = Clock(check_timeout(timeout))
-    prob = Problem(theta)
-    found: list[frozenset] = []
-
-    def add(F):
-        if prob.is_flip(F):
-            found.append(F)
-            if limit is not None and len(found) > limit:
-                raise SearchTimeout("limit", "")
-
-    try:
-        if prob.n == 0:
-            return ()
-        prof = profile(prob, clock)
-        if prof.coeff is not None:
-            for F in kernel_candidates(prof, clock, Progress(False), "count"):
-                add(F)
-        elif prob.n <= MITM_MAX_N:
-            for F in mitm_hits(prob, clock, Progress(False)):
-                add(F)
-        elif prob.n <= LATTICE_MAX_N and lattice(prob, prof, clock).outcome is Outcome.NONE:
-            pass
-        else:
-            return None
-    except (SearchTimeout, ArithmeticError):
+    if theta.n > LATTICE_MAX_N:
         return None
-    return tuple(sorted(set(found), key=lambda F: (len(F), sorted(F))))
+    try:
+        prob = Problem(theta)
+        clock = Clock(check_timeout(timeout))
+        if lattice(prob, profile(prob, clock), clock).outcome is Outcome.NONE:
+            return ()
+    except (SearchTimeout, ArithmeticError):
+        pass
+    return None
 
 
 def count_flip_sets(theta, *, limit: int | None = None, timeout: float | None = None) -> int | None:

@@ -1,17 +1,17 @@
 """z3 as the last resort (docs/mathematics.md §3).
 
 A pseudo-Boolean (or integer / real) query over the rows of U
-(:mod:`reluid.smt.flipsets`).  A ``sat`` is re-checked exactly on all rows (a
-spurious candidate adds a violated row and asks again); an ``unsat`` rests on
-the solver and is labelled so.
+(:mod:`reluid.smt.flipsets`).  z3 only *searches*: a ``sat`` is re-checked
+exactly on all rows (a spurious candidate adds a violated row and asks again)
+and becomes a witness; an ``unsat`` is not a certificate, so it leaves the
+answer unknown.
 """
 
 from __future__ import annotations
 
-from reluid.analysis.shallow.flipsets._problem import (Clock, MethodResult, Problem, SearchTimeout, found,
-                                                      gave_up, none)
+from reluid.analysis.shallow.flipsets._problem import Clock, MethodResult, Problem, SearchTimeout, found, gave_up
 from reluid.analysis.shallow.flipsets.rank import Profile
-from reluid.verdicts import Outcome, Trust
+from reluid.verdicts import Outcome
 
 __all__ = ["solve"]
 
@@ -27,8 +27,8 @@ def solve(prob: Problem, prof: Profile | None, clock: Clock, seed: int, encoding
         config = SolverConfig(seed=seed, timeout_ms=60_000 if rem is None else max(1, int(rem * 1000)))
         ans = solve_flip_set(prob.int_rows(rows), prob.n, config=config, encoding=encoding)
         if ans.outcome is Outcome.NONE:
-            return none({"method": "z3", "encoding": ans.encoding, "rows": sorted(rows)},
-                    trust=Trust.SOLVER, solver=ans.solver)
+            return gave_up(f"z3 answered unsat for n = {prob.n}, which is not a certificate the checker can "
+                           "re-verify", solver=ans.solver)
         if ans.outcome is Outcome.UNKNOWN:
             return gave_up(f"z3 returned unknown ({ans.reason}) for n = {prob.n}", solver=ans.solver)
         if prob.is_flip(ans.flip_set):
