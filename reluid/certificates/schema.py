@@ -56,6 +56,7 @@ class ClaimKind(enum.StrEnum):
     FLIP_SET = "flip-set"
     ESSENTIAL_STRATUM = "essential-stratum"
     PATTERN_SEARCH = "pattern-search"
+    NO_OTHER_PATTERN = "no-other-pattern"
     WITNESS = "witness"
     PAPER_CONDITION = "paper-condition"
     DEEP_DEAD_NEURON = "deep-dead-neuron"

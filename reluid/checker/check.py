@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from reluid.certificates.schema import Certificate, ClaimKind, network_from_dict, thaw
 from reluid.checker import deep as _deep  # noqa: F401  (registers verifiers)
 from reluid.checker import flipsets as _flipsets  # noqa: F401
+from reluid.checker import patterns as _patterns  # noqa: F401
 from reluid.checker import shallow as _shallow
 from reluid.checker.registry import VERIFIERS, Context
 from reluid.errors import CheckFailed, ReluidError
