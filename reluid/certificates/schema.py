@@ -55,7 +55,6 @@ class ClaimKind(enum.StrEnum):
     NO_FLIP_SET = "no-flip-set"
     FLIP_SET = "flip-set"
     ESSENTIAL_STRATUM = "essential-stratum"
-    PATTERN_SEARCH = "pattern-search"
     NO_OTHER_PATTERN = "no-other-pattern"
     WITNESS = "witness"
     PAPER_CONDITION = "paper-condition"

@@ -26,7 +26,7 @@ __all__ = ["ClaimCheck", "CheckReport", "check_certificate", "SHALLOW_SUPPORT"]
 SHALLOW_SUPPORT = (
     frozenset({ClaimKind.EMPTY}),
     frozenset({ClaimKind.GENERIC_STRATUM, ClaimKind.NO_FLIP_SET}),
-    frozenset({ClaimKind.ESSENTIAL_STRATUM, ClaimKind.PATTERN_SEARCH}),
+    frozenset({ClaimKind.ESSENTIAL_STRATUM, ClaimKind.NO_OTHER_PATTERN}),
 )
 
 

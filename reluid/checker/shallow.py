@@ -138,12 +138,6 @@ def _essential(ev, ctx: Context) -> str:
     return f"{len(pair_dirs)} opposite pair(s) with nonzero kinks and independent directions; no other degeneracy"
 
 
-@verifies(ClaimKind.PATTERN_SEARCH)
-def _pattern(ev, ctx: Context) -> str:
-    _essential(ev, ctx)
-    return "no other realisation pattern (rests on the solver; preconditions re-checked)"
-
-
 @verifies(ClaimKind.WITNESS)
 def _witness(ev, ctx: Context) -> str:
     return "re-verified with the witness network"  # the witness itself is checked in check.py

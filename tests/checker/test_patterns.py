@@ -11,13 +11,17 @@ import time
 import pytest
 
 from reluid.analysis.shallow.essential import decide_essential
-from reluid.certificates.schema import ClaimKind, thaw
+from reluid.api import certify
+from reluid.certificates.schema import ClaimKind, from_json, thaw, to_json
 from reluid.checker import patterns as cp
+from reluid.checker.check import check_certificate
 from reluid.checker.registry import VERIFIERS, Context
 from reluid.errors import CheckFailed
+from reluid.io.loader import load
 from reluid.model.network import Shallow
 from reluid.verdicts import Outcome
 from tests.analysis.shallow.pattern_oracles import HIDDEN_EXAMPLES, METHOD_EXAMPLES, random_essential
+from tests.paths import EXAMPLES
 
 S = Shallow.make
 
@@ -56,6 +60,14 @@ def test_accepts_every_method_quickly(name):
     assert f"all {sum(methods.values())} cases" in msg
     for meth, count in methods.items():
         assert f"{count} {meth}" in msg
+
+
+@pytest.mark.parametrize("file", ["rigid_pair.json", "relu_abs.json"])
+def test_bundled_certificates_check_quickly(file):
+    cert = certify(load(EXAMPLES / file))
+    t0 = time.perf_counter()
+    assert check_certificate(from_json(to_json(cert))).valid
+    assert time.perf_counter() - t0 < 0.5
 
 
 # ------------------------------------------------------------------ forged certificates
@@ -251,3 +263,21 @@ def test_a_case_that_always_has_a_solution_is_rejected():
     ev = {"p": 2, "s": 2, "cases": [{"P": [0, 1], "q": 0, "method": "own-only"},
                                      {"P": [], "q": 1, "method": "proj-enum", "T": [], "F": [[1, 0], [0, 1]]}]}
     rejects(theta, ev, match="every orientation solves")
+
+
+def test_whole_certificates_with_forged_patterns_are_rejected():
+    theta = METHOD_EXAMPLES["modp-enum"][0]
+    text = to_json(certify(theta))
+    d = json.loads(text)
+    claim = next(c for c in d["claims"] if c["kind"] == "no-other-pattern")
+    claim["evidence"]["cases"].pop()
+    report = check_certificate(from_json(json.dumps(d)))
+    assert not report.valid and "missing" in report.reason
+    d = json.loads(text)
+    d["claims"] = [c for c in d["claims"] if c["kind"] != "no-other-pattern"]
+    assert not check_certificate(from_json(json.dumps(d))).valid
+    d = json.loads(text)
+    for c in d["claims"]:
+        if c["kind"] == "no-other-pattern":
+            c["kind"] = "pattern-search"                       # the former z3 claim is no longer accepted
+    assert not check_certificate(from_json(json.dumps(d))).valid

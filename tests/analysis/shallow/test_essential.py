@@ -7,15 +7,21 @@ import random
 import pytest
 
 from reluid.analysis.shallow import essential as ess
+from reluid.analysis.shallow.decide import decide
 from reluid.analysis.shallow.essential import EssentialResult, decide_essential, essential_reason
 from reluid.analysis.shallow.function import equivalent
+from reluid.api import certify
+from reluid.certificates.schema import ClaimKind, Verdict, from_json, to_json
 from reluid.checker import patterns as checker_patterns
+from reluid.checker.check import check_certificate
 from reluid.checker.registry import Context
 from reluid.errors import InvalidArgument
+from reluid.io.loader import load
 from reluid.model.network import Shallow
 from reluid.verdicts import Outcome
 from tests.analysis.shallow.pattern_oracles import (HIDDEN_EXAMPLES, METHOD_EXAMPLES, brute_force, random_essential,
                                                    z3_verdict)
+from tests.paths import EXAMPLES
 
 S = Shallow.make
 WORD = {Outcome.FOUND: "hidden", Outcome.NONE: "rigid", Outcome.UNKNOWN: "unknown"}
@@ -70,6 +76,31 @@ def test_hidden_examples(name):
     assert (res.details["case"]["q"], res.details["extra_pairs"], res.details["dead"]) == (q, extra, dead)
     eq = equivalent(theta, res.witness)
     assert eq.equal and not eq.same_orbit
+    d = decide(theta)
+    assert d.verdict is Verdict.HIDDEN and d.mechanism == "pattern" and d.details["pattern"] == res.description
+
+
+@pytest.mark.parametrize("file,hidden", [("rigid_pair.json", False), ("relu_abs.json", False),
+                                         ("hidden_pair.json", True)])
+def test_bundled_examples_with_opposite_pairs(file, hidden):
+    net = load(EXAMPLES / file)
+    d = decide(net)
+    assert d.stratum == "opposite-pairs" and isinstance(d.pattern, EssentialResult)
+    assert d.verdict is (Verdict.HIDDEN if hidden else Verdict.NO_HIDDEN)
+    cert = certify(net)
+    kinds = {c.kind for c in cert.claims}
+    assert (ClaimKind.NO_OTHER_PATTERN in kinds) is not hidden and "pattern-search" not in kinds
+    assert not cert.rests_on_solver
+    report = check_certificate(from_json(to_json(cert)))
+    assert report.valid and not report.rests_on_solver
+
+
+def test_claim_statement_and_reference():
+    cert = certify(METHOD_EXAMPLES["flip"][0])
+    claim = next(c for c in cert.claims if c.kind == ClaimKind.NO_OTHER_PATTERN)
+    assert claim.statement == "no realisation pattern of ρ(θ) with n neurons other than θ's own exists"
+    assert claim.reference == "docs/mathematics.md §4 (Theorem 4)" and claim.trust.value == "checked"
+    assert claim.solver is None
 
 
 def test_not_essential_is_refused():
@@ -88,6 +119,8 @@ def test_limits_and_timeouts_give_unknown():
     assert res.outcome is Outcome.UNKNOWN and "enumeration limit 2^0" in res.reason
     res = decide_essential(METHOD_EXAMPLES["box"][0], timeout=1e-9)
     assert res.outcome is Outcome.UNKNOWN and "timeout" in res.reason and "cases left" in res.reason
+    d = decide(theta, timeout=1e-9)
+    assert d.verdict is Verdict.UNKNOWN and d.reason.startswith("realisation patterns: timeout")
     with pytest.raises(InvalidArgument):
         decide_essential(theta, enum_limit=ess.ENUM_LIMIT + 1)
 
