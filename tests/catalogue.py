@@ -23,7 +23,6 @@ class Example:
     stratum: str
     stabilizer_order: int    # order of the finite part of Stab_{H_n}(θ)
     n_prime: int = 0         # number of zero neurons
-    solver: bool = False     # whether "no hidden symmetries" may rest on z3 here
     note: str = ""
 
 
@@ -52,9 +51,9 @@ CATALOGUE = (
     Example("proportional_not_swappable", S([1, 1], [[1], [2]], [1, 2], [0]), True, "proportional", 1),
     Example("cancelling_pair", S([1, -1, 1], [[1], [-1], [1]], [0, 0, 1], [0]), True, "cancelling-pair", 1,
             note="σ(x) − σ(−x) = x: the pair's hyperplane can move"),
-    Example("relu_abs", S([1, 1], [[1], [-1]], [0, 0], [0]), False, "opposite-pairs", 1, solver=True,
+    Example("relu_abs", S([1, 1], [[1], [-1]], [0, 0], [0]), False, "opposite-pairs", 1,
             note="|x| = σ(x) + σ(−x): the pair's weights are forced (w₋ = 1)"),
-    Example("rigid_pair", S([1, 2], [[1], [-1]], [0, 0], [0]), False, "opposite-pairs", 1, solver=True,
+    Example("rigid_pair", S([1, 2], [[1], [-1]], [0, 0], [0]), False, "opposite-pairs", 1,
             note="σ(x) + 2σ(−x) is rigid (docs/mathematics.md §4)"),
     Example("hidden_pair", S([1, 2, 3], [[1], [-1], [1]], [0, 0, 1], [0]), True, "opposite-pairs", 1,
             note="σ(x) + 2σ(−x) + 3σ(x+1) = σ(x+1) + 2σ(−x−1) + 3σ(x) + 2 (docs/mathematics.md §4)"),
@@ -62,7 +61,7 @@ CATALOGUE = (
     Example("two_pairs_m2", S([1, 2, 3, 5], [[1, 0], [-1, 0], [0, 1], [0, -1]], [0, 0, 1, -1], [0]), True,
             "opposite-pairs", 1, note="k = 1: two pairs become singles and one new pair realises the residual"),
     Example("rigid_pair_m2", S([1, 2, 1], [[1, 0], [-1, 0], [0, 1]], [0, 0, 0], [0]), False, "opposite-pairs", 1,
-            solver=True, note="σ(x1) + 2σ(−x1) + σ(x2): no other pattern fits L = (−2, 0)"),
+            note="σ(x1) + 2σ(−x1) + σ(x2): no other pattern fits L = (−2, 0)"),
 )
 
 

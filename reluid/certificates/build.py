@@ -27,7 +27,8 @@ FLIP_CHECK_PRIME = 2_147_483_647
 
 REF_EXACT = "docs/mathematics.md §2 (exact flip-set criterion on the generic stratum; sharpens Ramakrishnan 2026, Prop. 24)"
 REF_GENERIC = "Ramakrishnan 2026, Lemma 23 (V1–V3); docs/mathematics.md §2"
-REF_PATTERNS = "docs/mathematics.md §4 (realisation patterns outside the generic stratum); Ramakrishnan 2026, Prop. 14, Thm 3"
+REF_ESSENTIAL = "docs/mathematics.md §4 (the essential stratum); Ramakrishnan 2026, Prop. 14, Thm 3"
+REF_PATTERNS = "docs/mathematics.md §4 (Theorem 4)"
 REF_PAPER = "Ramakrishnan 2026, Proposition 24 / Theorem 5 (V4)"
 REF_MECH = {
     "dead-output": "Ramakrishnan 2026, Lemma 10",
@@ -35,7 +36,7 @@ REF_MECH = {
     "merge-proportional": "Ramakrishnan 2026, Lemma 11(1)",
     "shift-cancelling-pair": "Ramakrishnan 2026, Prop. 14 (σ(z) − σ(−z) = z)",
     "dependent-pairs": "docs/mathematics.md §4 (opposite pairs carry adjustable linear terms)",
-    "pattern": "docs/mathematics.md §4 (realisation patterns)",
+    "pattern": "docs/mathematics.md §4 (Theorems 1 and 4: realisation patterns)",
     "flip-set": "docs/mathematics.md §2 (flip sets); Ramakrishnan 2026, §1 (θ1, θ2)",
 }
 
@@ -136,8 +137,8 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
         claims.append(Claim("essential", ClaimKind.ESSENTIAL_STRATUM,
                             "no dead or constant neuron, no positively proportional rows, every opposite "
                             "pair has a nonzero kink, and the pair directions are linearly independent",
-                            REF_PATTERNS, {}))
-        if decision.pattern.outcome is Outcome.NONE and decision.pattern.evidence is not None:
+                            REF_ESSENTIAL, {}))
+        if decision.pattern.outcome is Outcome.NONE:
             claims.append(Claim("patterns", ClaimKind.NO_OTHER_PATTERN,
                                 "no realisation pattern of ρ(θ) with n neurons other than θ's own exists",
                                 REF_PATTERNS, decision.pattern.evidence))

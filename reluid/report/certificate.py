@@ -80,6 +80,15 @@ def _evidence_lines(claim, net: Network) -> list[str]:
                        "by the checker with its own code).")
         else:
             out.append(f"Evidence ({method}): " + ", ".join(f"{k} = {v}" for k, v in ev.items() if k != "method"))
+    elif kind == ClaimKind.NO_OTHER_PATTERN:
+        cases = ev.get("cases", ())
+        counts: dict = {}
+        for ent in cases:
+            counts[ent.get("method")] = counts.get(ent.get("method"), 0) + 1
+        out.append(f"Evidence (Theorem 4): {len(cases)} case(s) (P, q), one certificate each "
+                   f"({', '.join(f'{v} {k}' for k, v in sorted(counts.items()))}); no orientation e of the "
+                   "classes outside P gives rank X(e) ≤ q, except θ's own in the own case (P_θ, 0). The checker "
+                   "recomputes the classes, K_r, L, the list of cases and every case from θ.")
     elif kind == ClaimKind.FLIP_SET and net.is_shallow:
         t = net.shallow()
         F = [int(i) for i in ev.get("flip_set", ())]
@@ -205,6 +214,9 @@ def summary_line(cert: Certificate) -> str:
     methods = [c.evidence.get("method") for c in cert.claims if c.kind == ClaimKind.NO_FLIP_SET]
     if methods:
         s += f" (no flip set: {methods[0]} certificate)"
+    cases = [len(c.evidence.get("cases", ())) for c in cert.claims if c.kind == ClaimKind.NO_OTHER_PATTERN]
+    if cases:
+        s += f" (no other realisation pattern: {cases[0]} case{'s' if cases[0] != 1 else ''} certified)"
     if cert.reason:
         s += f": {cert.reason}"
     if cert.assumption:

@@ -9,9 +9,10 @@ W_t H_tᵀ; and d ≥ 0 free (dead) neurons, with s + |pairs| + 2q + d = n.  The
 linear parts must add up to L; constants are absorbed by c′.
 
 This module asks z3 for a pattern that differs from θ's own (an orientation or
-pair choice changes, q ≥ 1, or d ≥ 1).  FOUND gives a candidate that the
-caller rebuilds as θ′ and re-verifies exactly; NONE is reported as resting on
-z3; UNKNOWN stays unknown.
+pair choice changes, q ≥ 1, or d ≥ 1).  It decides no verdict: reluid decides
+this stratum exactly with :mod:`reluid.analysis.shallow.essential`
+(docs/mathematics.md §4, Theorem 4), and the tests use this search as an
+independent cross-check (``tests/analysis/shallow/pattern_oracles.py``).
 """
 
 from __future__ import annotations

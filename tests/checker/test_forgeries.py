@@ -23,7 +23,6 @@ from reluid.api import certify
 from reluid.certificates.schema import to_json
 from reluid.checker.check import check_certificate
 from reluid.model.network import Shallow
-from reluid.verdicts import Verdict
 from tests.catalogue import CATALOGUE
 from tests.checker.forgery import MUTATIONS, mutants, parse, verdict_is_true
 from tests.strategies import random_generic, random_shallow

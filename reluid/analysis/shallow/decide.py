@@ -8,8 +8,9 @@ H_n·θ, on every parameter (docs/mathematics.md §2 and §4):
    cancel always give a hidden symmetry; an explicit θ′ is built.
 2. Opposite pairs with nonzero kink carry an adjustable linear term; if the
    directions a_r of the pair classes are linearly dependent the weights move
-   continuously (hidden).  Otherwise a z3 search over realisation patterns
-   decides (:mod:`reluid.smt.patterns`); its ``unsat`` rests on z3.
+   continuously (hidden).  Otherwise θ is on the essential stratum, decided
+   exactly case by case with a certificate per case (:mod:`.essential`,
+   docs/mathematics.md §4, Theorem 4).
 3. The generic stratum (all m_i ≠ 0, a_i ≠ 0, rows pairwise independent):
    no hidden symmetry iff no nonempty flip set (exact criterion, docs/mathematics.md §2),
    decided with checkable certificates (:mod:`.flipsets`).
@@ -26,12 +27,13 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from reluid.analysis.shallow.function import canonical_row, equivalent, function_data
+from reluid.analysis.shallow.essential import EssentialResult, decide_essential, hyperplane_text
+from reluid.analysis.shallow.function import canonical_row, equivalent
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
 from reluid.verdicts import Outcome, Verdict
 
-__all__ = ["Decision", "PatternSearch", "decide", "decide_affine", "STRATA"]
+__all__ = ["Decision", "EssentialResult", "decide", "decide_affine", "hyperplane_text", "STRATA"]
 
 STRATA = {
     "affine": "no hidden layer: θ is the affine map x ↦ Wx + b, which determines W and b",
@@ -44,22 +46,6 @@ STRATA = {
     "opposite-pairs": "opposite pairs with nonzero kinks (docs/mathematics.md §4)",
     "generic": "all m_i ≠ 0, a_i ≠ 0, rows pairwise linearly independent (docs/mathematics.md §2)",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class PatternSearch:
-    """The z3 search for another realisation pattern (opposite-pairs stratum).
-
-    ``outcome`` is FOUND (a pattern, rebuilt as θ′ and re-verified), NONE
-    (with ``evidence`` the checker re-verifies) or UNKNOWN (``reason``).
-    """
-
-    outcome: Outcome
-    solver: Mapping[str, Any]
-    classes: int
-    pairs: int
-    reason: str | None = None
-    evidence: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +65,9 @@ class Decision:
         Mechanism data (neuron indices, flip set, ...), JSON-shaped.
     flip : FlipSetResult or None
         The flip-set search result on the generic stratum (certificate data).
-    pattern : PatternSearch or None
-        On the opposite-pairs stratum.
+    pattern : EssentialResult or None
+        On the opposite-pairs (essential) stratum: the case-by-case decision,
+        with the certificate evidence when there is no hidden symmetry.
     paper_condition : FamilyResult or None
         The paper's sufficient condition (V4 of Proposition 24) at θ, when it
         was evaluated (``decide(..., paper_condition=True)``, every a_i ≠ 0).
@@ -100,7 +87,7 @@ class Decision:
     mechanism: str | None = None
     details: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     flip: Any = None
-    pattern: PatternSearch | None = None
+    pattern: EssentialResult | None = None
     paper_condition: Any = None
     reason: str | None = None
     fibre: Any = None
@@ -171,7 +158,7 @@ def decide(theta: Shallow | Network, *, timeout: float | None = 60.0, seed: int 
     theta : Shallow or Network
         A network with one hidden layer.
     timeout : float or None
-        Seconds for the searches (flip sets, z3); running out gives ``unknown``.
+        Seconds for the searches (flip sets, realisation patterns); running out gives ``unknown``.
     seed : int
         Seed for z3 and randomised steps (recorded in certificates).
     progress : bool
@@ -290,7 +277,7 @@ def _decide(theta: Shallow, *, timeout, seed, progress, count_orbits) -> Decisio
                            neurons=tuple(i for i, _ in members),
                            note="the class computes an affine map, so its hyperplane can move")
     if pairs:
-        return _decide_pairs(theta, function_data(theta), classes, pairs, timeout=timeout, seed=seed)
+        return _decide_pairs(theta, pairs, timeout=timeout)
     return _decide_generic(theta, timeout=timeout, seed=seed, progress=progress, count_orbits=count_orbits)
 
 
@@ -320,11 +307,8 @@ def _decide_generic(theta, *, timeout, seed, progress, count_orbits) -> Decision
                     reason=f"flip-set search gave no answer: {res.reason}")
 
 
-def _decide_pairs(theta, fd, classes, pairs, *, timeout, seed) -> Decision:
-    from reluid.smt.patterns import PAIR, SINGLE_NEG, SINGLE_POS, PatternProblem, search_other_pattern
-    from reluid.smt.solver import SolverConfig
-
-    m, k, n = theta.m, theta.k, theta.n
+def _decide_pairs(theta, pairs, *, timeout) -> Decision:
+    m, k = theta.m, theta.k
     pair_rows = sorted(pairs)
     dirs = [tuple(Fraction(x) for x in r[:m]) for r in pair_rows]
     coef = _kernel_vector(dirs)       # Σ c_r a_r = 0: shift every pair's w₋ by c_r·e_1
@@ -346,93 +330,14 @@ def _decide_pairs(theta, fd, classes, pairs, *, timeout, seed) -> Decision:
         return _hidden(theta, "dependent-pairs", wit, "dependent-pairs",
                        classes=len(pair_rows), note="Σ c_r a_r = 0 over the pair directions: the "
                                                     "linear terms −w₋ a_rᵀ of the pairs can trade off")
-    keys = tuple(sorted(fd.kinks))
-    rows = tuple(tuple(Fraction(x) for x in r) for r in keys)
-    own = []
-    for r in keys:
-        members = classes[r]
-        own.append(PAIR if len(members) == 2 else (SINGLE_POS if members[0][1] > 0 else SINGLE_NEG))
-    problem = PatternProblem(m, k, n, rows, tuple(fd.kinks[r] for r in keys), fd.linear, tuple(own))
-    config = SolverConfig(seed=seed, timeout_ms=int((timeout or 600) * 1000))
-    outcome, model, why = search_other_pattern(problem, config)
-    info = PatternSearch(outcome, MappingProxyType(config.describe()), len(rows), problem.n_pairs, why)
-    if outcome is Outcome.NONE:
-        return Decision(Verdict.UNKNOWN, "opposite-pairs", theta, pattern=info,
-                        reason="z3 found no realisation pattern other than θ's own, but a solver's unsat is not a "
-                               "certificate")
-    if outcome is Outcome.FOUND:
-        wit = _build_from_pattern(problem, model, fd)
-        eq = equivalent(theta, wit)
-        if eq.equal and not eq.same_orbit:
-            return Decision(Verdict.HIDDEN, "opposite-pairs", theta, witness=wit, mechanism="pattern",
-                            details=MappingProxyType({"pattern": _describe_pattern(problem, model),
-                                                      "extra_pairs": len(model.extra), "dead": model.dead}),
-                            pattern=info)
-        why = "z3 candidate failed exact re-verification"
-    return Decision(Verdict.UNKNOWN, "opposite-pairs", theta, pattern=info,
-                    reason=f"pattern search: {_Z3_WORD[outcome]} ({why})")
-
-
-#: z3's words for the outcomes, as they appeared in earlier reasons.
-_Z3_WORD = {Outcome.FOUND: "sat", Outcome.NONE: "unsat", Outcome.UNKNOWN: "unknown"}
-
-
-def hyperplane_text(r) -> str:
-    """'x1 − 2x2 + 3 = 0' for the canonical row r = (a, b)."""
-    m = len(r) - 1
-    terms = []
-    for l, a in enumerate(r[:m]):
-        if a:
-            name = "x" if m == 1 else f"x{l + 1}"
-            coef = "" if abs(a) == 1 else str(abs(a))
-            terms.append(("− " if a < 0 else "+ ") + coef + name)
-    if r[m]:
-        terms.append(("− " if r[m] < 0 else "+ ") + str(abs(r[m])))
-    text = " ".join(terms)
-    return (text[2:] if text.startswith("+ ") else "−" + text[2:]) + " = 0"
-
-
-def _describe_pattern(problem, model) -> str:
-    from reluid.smt.patterns import PAIR, SINGLE_NEG
-
-    word = {PAIR: "an opposite pair", SINGLE_NEG: "one neuron, negative side"}
-    parts = [f"{hyperplane_text(r)}: {word.get(ch, 'one neuron, positive side')}"
-             for r, ch in zip(problem.rows, model.choice)]
-    return "; ".join(parts)
-
-
-def _build_from_pattern(problem, model, fd) -> Shallow:
-    """Rebuild θ′ from a pattern (see :mod:`reluid.smt.patterns`)."""
-    from reluid.smt.patterns import PAIR, SINGLE_NEG
-
-    m, k = problem.m, problem.k
-    zero = Fraction(0)
-    neurons = []          # (row, out)
-    c = list(fd.constant)
-    for r, K, ch, w in zip(problem.rows, problem.kinks, model.choice, model.pair_weights):
-        neg = tuple(-x for x in r)
-        if ch == PAIR:
-            neurons.append((r, tuple(x - y for x, y in zip(K, w))))
-            neurons.append((neg, w))
-            for j in range(k):
-                c[j] += w[j] * r[m]
-        elif ch == SINGLE_NEG:
-            neurons.append((neg, K))
-            for j in range(k):
-                c[j] += K[j] * r[m]
-        else:
-            neurons.append((r, K))
-    taken = set(problem.rows)
-    for W, H in model.extra:
-        beta = Fraction(1)
-        while H and (tuple(H) + (beta,)) in taken:
-            beta += 1
-        row = tuple(H) + (beta,)
-        neurons.append((row, W))
-        neurons.append((tuple(-x for x in row), tuple(-x for x in W)))
-        for j in range(k):          # W σ(h) − W σ(−h) = W (H·x + β): constant W β
-            c[j] -= W[j] * beta
-    for _ in range(model.dead):
-        neurons.append(((Fraction(1),) + (zero,) * m, (zero,) * k))
-    M = tuple(tuple(o[j] for _, o in neurons) for j in range(k))
-    return Shallow(M, tuple(rw[:m] for rw, _ in neurons), tuple(rw[m] for rw, _ in neurons), tuple(c), m)
+    res = decide_essential(theta, timeout=timeout)
+    if res.outcome is Outcome.NONE:
+        return Decision(Verdict.NO_HIDDEN, "opposite-pairs", theta, pattern=res)
+    if res.outcome is Outcome.FOUND:
+        case = res.details["case"]
+        details = {"pattern": res.description, "case": f"P = {list(case['P'])}, q = {case['q']} (Theorem 4)",
+                   "extra_pairs": res.details["extra_pairs"], "dead": res.details["dead"]}
+        return Decision(Verdict.HIDDEN, "opposite-pairs", theta, witness=res.witness, mechanism="pattern",
+                        details=MappingProxyType(details), pattern=res)
+    return Decision(Verdict.UNKNOWN, "opposite-pairs", theta, pattern=res,
+                    reason=f"realisation patterns: {res.reason}")
