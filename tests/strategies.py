@@ -46,3 +46,26 @@ def random_group_element(rng, n: int) -> GroupElement:
 
 def random_input(rng, m: int):
     return tuple(Fraction(rng.randint(-30, 30), rng.randint(1, 8)) for _ in range(m))
+
+
+def random_deep(rng: random.Random, architecture, dyadic: bool = False):
+    """A deep network with small integer weights in [-2, 2] or dyadic ones in [-2, 2] (multiples of 1/4)."""
+    from reluid.model.network import Network
+    layers = []
+    for a, b in zip(architecture, architecture[1:]):
+        draw = (lambda: Fraction(rng.randint(-8, 8), 4)) if dyadic else (lambda: Fraction(rng.randint(-2, 2)))
+        layers.append(([[draw() for _ in range(a)] for _ in range(b)], [draw() for _ in range(b)]))
+    return Network.from_lists(layers)
+
+
+def random_conditions(rng: random.Random, net, signs=(">0", "<0", ">=0", "<=0")):
+    """One to three sign conditions (layer, neuron, sign), biased towards the deeper layers."""
+    hidden = net.hidden_widths
+    out = []
+    for _ in range(rng.choice([1, 1, 2, 2, 3])):
+        layer = rng.randint(1, len(hidden))
+        if rng.random() < 0.5:
+            layer = len(hidden) if rng.random() < 0.5 else max(2, layer)
+        layer = min(layer, len(hidden))
+        out.append((layer, rng.randrange(hidden[layer - 1]), rng.choice(signs)))
+    return out
