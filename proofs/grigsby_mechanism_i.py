@@ -39,7 +39,7 @@ def check(max_n, timeout):
     c.z3_sat("z3, architecture (1, 2, 2, 1), hypothesis dropped (vacuity check: outgoing weights do matter where "
              "the neuron is on)", deep_dead_neuron((1, 2, 2, 1), 2, 0, hypothesis=False, timeout=c.budget()))
     # a concrete stably unactivated neuron and the hidden symmetry it produces
-    rep = detect_mechanisms(EXAMPLE, solver="never")
+    rep = detect_mechanisms(EXAMPLE, prover="never")
     dead = [m for m in rep.mechanisms if m.kind == DEAD and m.layer == 2 and m.neurons == (0,)]
     c.exact(f"example θ = {fmt_net(EXAMPLE)}: neuron 1 of hidden layer 2 is dead, exactly (layer-2 inputs lie in "
             "the closed positive orthant, its row and bias are ≤ 0; reluid.analysis.deep.mechanisms finds it with "

@@ -29,7 +29,7 @@ _EXPORTS = {name: "reluid.api" for name in _API} | {
     "Network": "reluid.model.network", "Layer": "reluid.model.network", "Shallow": "reluid.model.network",
     "GroupElement": "reluid.model.symmetry", "to_rational": "reluid.model.rational",
     # answers
-    "Verdict": "reluid.verdicts", "Outcome": "reluid.verdicts", "Trust": "reluid.verdicts",
+    "Verdict": "reluid.verdicts", "Outcome": "reluid.verdicts",
     # result types
     "Certificate": "reluid.certificates.schema", "Claim": "reluid.certificates.schema",
     "ClaimKind": "reluid.certificates.schema", "Witness": "reluid.certificates.schema",

@@ -8,9 +8,6 @@
   **none** (with a proof), or the answer is **unknown** (with a reason).  A
   solver ``unknown`` or a timeout is always ``UNKNOWN``; it never becomes
   ``NONE``.
-* :class:`Trust` says how a fact is justified: re-checked with exact
-  arithmetic, or resting on a solver's answer.  In a certificate it is a
-  label only; the checker decides trust itself.
 
 This module imports nothing from reluid, so every layer may use it.
 
@@ -22,7 +19,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["Verdict", "Outcome", "Trust"]
+__all__ = ["Verdict", "Outcome"]
 
 
 class Verdict(str, enum.Enum):
@@ -43,10 +40,3 @@ class Outcome(str, enum.Enum):
     FOUND = "found"
     NONE = "none"
     UNKNOWN = "unknown"
-
-
-class Trust(str, enum.Enum):
-    """How a fact is justified."""
-
-    CHECKED = "checked"      # re-verified by exact arithmetic in the checker
-    SOLVER = "solver"        # rests on a solver's answer (e.g. z3 unsat), not re-checkable

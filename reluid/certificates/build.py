@@ -175,11 +175,15 @@ def _points(pts) -> list:
 
 def _premise_claim(m, cid: str) -> Claim:
     if m.kind == "never-coactive":
-        ev = {"layer": m.layer, "upstream": m.neurons[0], "downstream": m.neurons[1], "method": m.method}
+        ev = {"layer": m.layer, "upstream": m.neurons[0], "downstream": m.neurons[1]}
     elif m.kind in ("layer-flip", "proportional-neurons"):
-        ev = {"layer": m.layer, "neurons": list(m.neurons), "method": m.method}
+        ev = {"layer": m.layer, "neurons": list(m.neurons)}
     else:
-        ev = {"layer": m.layer, "neuron": m.neurons[0], "method": m.method}
+        ev = {"layer": m.layer, "neuron": m.neurons[0]}
+    if m.method == "farkas":
+        ev["tree"] = m.evidence      # a reluid.farkas-tree/1 certificate for exactly these neurons
+    elif m.method in ("affine", "orthant"):
+        ev["method"] = m.method      # a proof by inspection, which the checker redoes
     return Claim(id=cid, kind=DEEP_PREMISE_KINDS[m.kind], statement=m.statement, reference=m.reference, evidence=ev,
                  role="verdict")
 
@@ -225,10 +229,8 @@ def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Ce
     """
     net, report = decision.network, decision.report
     producer = {"reluid": __version__, "analysis": "reluid.analysis.deep", "seed": decision.seed,
-                "timeout_s": str(decision.timeout), "solver_mode": decision.solver_mode,
-                "solver_queries": report.solver_queries}
-    if report.solver:
-        producer["solver"] = dict(report.solver)
+                "timeout_s": str(decision.timeout), "prover_mode": decision.prover_mode,
+                "prover_queries": report.prover_queries}
     info = _deep_information_claims(report, decision.fundim)
     embedded = net if _embed(net, embed) else None
     if decision.verdict is not Verdict.HIDDEN:

@@ -197,6 +197,10 @@ def _deep_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
             raise _Rejected(f"the witness {mech.what}, which keeps the function only if {mech.premise_text}; "
                             "the certificate gives no verified proof of that")
         ledger.use(proofs[0])
+    else:   # the construction recomputed its identity itself; a claim stating it is shown as used
+        for c in ledger.verified(*_deep.IDENTITY_KINDS):
+            if _deep.premise_of(c) == mech.key:
+                ledger.use(c)
     for claim in cert.claims:
         if claim.kind == ClaimKind.DEEP_WITNESS and ledger.done[claim.id].status == INFORMATION:
             ledger.use(claim)

@@ -41,6 +41,7 @@ from itertools import permutations, product
 import flint
 
 from reluid.certificates.schema import CertificateError, ClaimKind, network_from_dict, qs
+from reluid.checker.farkas import verify_no_input
 from reluid.checker.registry import Context, fail, verifies
 from reluid.model.network import Network
 
@@ -115,6 +116,8 @@ def _residue(x: Fraction, p: int, ctx) -> int:
 
 #: Claim kinds whose evidence proves a "no input with …" premise.
 PREMISE_KINDS = (ClaimKind.DEEP_DEAD_NEURON, ClaimKind.DEEP_ALWAYS_ACTIVE, ClaimKind.DEEP_NEVER_COACTIVE)
+#: Claim kinds that state an exact identity a construction also recomputes itself.
+IDENTITY_KINDS = (ClaimKind.DEEP_LAYER_FLIP, ClaimKind.DEEP_PROPORTIONAL, ClaimKind.DEEP_ZERO_OUTGOING)
 
 
 def _conditions(ctx, kind, evidence) -> tuple[tuple[int, int, str], ...]:
@@ -158,9 +161,7 @@ def _premise(evidence, ctx: Context, kind) -> str:
     conditions = _conditions(ctx, kind, evidence)
     text = " and ".join(f"z^{l}_{i + 1} {sign[0]} 0" for l, i, sign in conditions)
     if "tree" in evidence:
-        from reluid.checker.farkas import verify_no_input
-
-        leaves = verify_no_input(ctx.network, conditions, evidence["tree"])
+        leaves = verify_no_input(ctx.network, conditions, evidence["tree"], claim=ctx.claim_id)
         return f"no input has {text}: a Farkas-tree certificate with {leaves} leaves (verified)"
     why = _inspection(ctx, conditions)
     if why is None:
@@ -173,6 +174,12 @@ def premise_of(claim) -> tuple:
     ev = claim.evidence
     if claim.kind == ClaimKind.DEEP_NEVER_COACTIVE:
         return ("never-coactive", ev["layer"], (ev["upstream"], ev["downstream"]))
+    if claim.kind == ClaimKind.DEEP_LAYER_FLIP:
+        return ("layer-flip", ev["layer"], tuple(sorted(ev["neurons"])))
+    if claim.kind == ClaimKind.DEEP_PROPORTIONAL:
+        return ("proportional-neurons", ev["layer"], tuple(ev["neurons"]))
+    if claim.kind == ClaimKind.DEEP_ZERO_OUTGOING:
+        return ("zero-outgoing", ev["layer"], (ev["neuron"],))
     return ("dead-neuron" if claim.kind == ClaimKind.DEEP_DEAD_NEURON else "always-active", ev["layer"],
             (ev["neuron"],))
 
@@ -311,6 +318,11 @@ class Construction:
     what: str
     premise: tuple | None = None
     premise_text: str = ""
+
+    @property
+    def key(self) -> tuple:
+        """The fact behind the construction, as :func:`premise_of` states it."""
+        return (self.kind, self.layer, tuple(sorted(self.neurons)) if self.kind == "layer-flip" else self.neurons)
 
 
 def _single(ctx, items, what: str):

@@ -59,7 +59,7 @@ class DeepDecision:
         The certified functional dimension, when computed.
     reason : str or None
         Why the verdict is unknown.
-    seed, timeout, solver_mode
+    seed, timeout, prover_mode
         How the decision was made (recorded by the certificate's producer).
     """
 
@@ -74,7 +74,7 @@ class DeepDecision:
     reason: str | None = None
     seed: int = 0
     timeout: float | None = None
-    solver_mode: str = "auto"
+    prover_mode: str = "auto"
 
 
 def agreement_inputs(n0: int, seed: int, count: int) -> tuple[tuple[Fraction, ...], ...]:
@@ -100,7 +100,7 @@ def _witness_for(net: Network, m: Mechanism, inputs) -> tuple[Network, Fraction]
     return None
 
 
-def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, solver: str = "auto",
+def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: str = "auto",
                 samples: int = 16, fundim: bool = True, fundim_points: int | None = None,
                 progress: bool = False) -> DeepDecision:
     """Find a certified hidden symmetry of a network with >= 2 hidden layers, or say what is known.
@@ -111,10 +111,10 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, solver: s
         At least two hidden layers (shallow networks belong to
         ``reluid.analysis.shallow``).
     timeout : float, keyword-only
-        Seconds for all z3 queries together.
+        Seconds for the Farkas-tree prover, all premise questions together.
     seed : int, keyword-only
-        Seeds probes, z3, agreement inputs and the functional-dimension sample.
-    solver : {"auto", "always", "never"}, keyword-only
+        Seeds probes, agreement inputs and the functional-dimension sample.
+    prover : {"auto", "always", "never"}, keyword-only
         See :func:`~reluid.analysis.deep.mechanisms.detect_mechanisms`.
     samples : int, keyword-only
         Number of exact random inputs at which θ and θ′ are compared.
@@ -146,24 +146,24 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, solver: s
     check_deep(net)
     with phases(progress) as phase:
         phase("mechanism detection")
-        report = detect_mechanisms(net, timeout=timeout, seed=seed, solver=solver)
+        report = detect_mechanisms(net, timeout=timeout, seed=seed, prover=prover)
         phase("witness construction")
-        return _decide(net, report, timeout=timeout, seed=seed, solver=solver, samples=samples, fundim=fundim,
+        return _decide(net, report, timeout=timeout, seed=seed, prover=prover, samples=samples, fundim=fundim,
                        fundim_points=fundim_points, phase=phase)
 
 
-def _decide(net, report, *, timeout, seed, solver, samples, fundim, fundim_points, phase) -> DeepDecision:
+def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_points, phase) -> DeepDecision:
     inputs = agreement_inputs(net.input_dim, seed, samples)
     zero = _zero_rows(net)
 
     def preference(m: Mechanism):
         # checkable first; avoid witnesses whose orbit question the checker's canonical form cannot settle
-        order = {"affine": 0, "identity": 1, "orthant": 2, "solver": 3}[m.method]
+        order = {"affine": 0, "identity": 1, "orthant": 2, "farkas": 3}[m.method]
         degenerate = any(zero) and m.kind != ALWAYS_ACTIVE
         return (order, degenerate)
 
     chosen = None
-    for m in sorted((m for m in report.mechanisms if m.method != "solver"), key=preference):
+    for m in sorted(report.mechanisms, key=preference):
         got = _witness_for(net, m, inputs)
         if got is not None:
             chosen = (m, *got)
@@ -173,7 +173,7 @@ def _decide(net, report, *, timeout, seed, solver, samples, fundim, fundim_point
         phase("functional dimension")
         fd = functional_dimension(net, points=fundim_points, seed=seed)
     common = dict(network=net, report=report, inputs=inputs, fundim=fd, seed=seed, timeout=timeout,
-                  solver_mode=solver)
+                  prover_mode=prover)
     if chosen is not None:
         m, theta2, delta = chosen
         return DeepDecision(Verdict.HIDDEN, mechanism=m, witness=theta2, delta=delta, **common)

@@ -17,9 +17,10 @@ has the same function (:meth:`Mechanism.witness`):
   Σ_F W^{l+1}[:, i] b^l_i to b^{l+1} keeps the function.
 
 Each premise is established exactly: by inspection (layer 1 is affine; deeper
-layers see the positive orthant), by an exact matrix identity, or by z3 on the
-linear-arithmetic encoding of :mod:`reluid.smt.deep` (``unsat`` is labelled
-as resting on the solver; ``unknown`` never becomes a verdict).
+layers see the positive orthant), by an exact matrix identity, or by a
+Farkas-tree certificate from :func:`reluid.analysis.deep.farkas.prove_no_input`
+(docs/mathematics.md §6.1), which the checker re-verifies; a prover that runs
+out of budget leaves the question undecided, never answered.
 
 :func:`detect_mechanisms` runs in phases over a :class:`_Detection` builder
 (exact premises per layer, exact structure, layer flips, probes, the solver)
@@ -33,7 +34,6 @@ import random
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from types import MappingProxyType
 from typing import Mapping
 
 import flint
@@ -42,7 +42,7 @@ import numpy as np
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
 from reluid.model.rational import primitive_ray
-from reluid.verdicts import Outcome, Trust
+from reluid.verdicts import Outcome
 
 __all__ = ["DEAD", "ALWAYS_ACTIVE", "NEVER_COACTIVE", "LAYER_FLIP", "ZERO_OUTGOING", "PROPORTIONAL", "KINDS",
            "METHODS", "REFERENCES", "Mechanism", "Activity", "MechanismReport", "detect_mechanisms",
@@ -62,7 +62,7 @@ PROPORTIONAL = "proportional-neurons"
 KINDS = (DEAD, ALWAYS_ACTIVE, NEVER_COACTIVE, LAYER_FLIP, ZERO_OUTGOING, PROPORTIONAL)
 
 #: How a mechanism's premise was established.
-METHODS = ("affine", "orthant", "identity", "solver")
+METHODS = ("affine", "orthant", "identity", "farkas")
 
 REFERENCES = {
     DEAD: "Grigsby, Lindsey, Rolnick 2023, Section 5, mechanism (i) (stably unactivated neuron)",
@@ -95,29 +95,26 @@ class Mechanism:
         ``"affine"`` (layer 1: the pre-activation is affine, decided by
         inspection), ``"orthant"`` (layer >= 2: the incoming row has one sign,
         and the layer's input lies in the closed positive orthant),
-        ``"identity"`` (an exact matrix identity) or ``"solver"`` (z3 unsat).
-    solver : mapping or None
-        :meth:`SolverConfig.describe` when ``method == "solver"``.
+        ``"identity"`` (an exact matrix identity) or ``"farkas"`` (a
+        Farkas-tree certificate, in ``evidence``).
+    evidence : mapping or None
+        The ``reluid.farkas-tree/1`` certificate when ``method == "farkas"``.
     """
 
     kind: str
     layer: int
     neurons: tuple[int, ...]
     method: str
-    solver: Mapping | None = None
+    evidence: Mapping | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise InvalidArgument(f"unknown mechanism {self.kind!r}")
         if self.method not in METHODS:
             raise InvalidArgument(f"unknown method {self.method!r}")
+        if (self.method == "farkas") != (self.evidence is not None):
+            raise InvalidArgument("a Farkas-tree premise needs its certificate, and only it")
         object.__setattr__(self, "neurons", tuple(self.neurons))
-        if self.solver is not None:
-            object.__setattr__(self, "solver", MappingProxyType(dict(self.solver)))
-
-    @property
-    def trust(self) -> Trust:
-        return Trust.SOLVER if self.method == "solver" else Trust.CHECKED
 
     @property
     def reference(self) -> str:
@@ -223,11 +220,9 @@ class MechanismReport:
     flip_search : tuple of (int, str)
         For the other layers: how the 0/1 kernel vectors were searched.
     undecided : tuple of (str, str)
-        Questions left open: z3 ``unknown``/timeouts, budget, skipped searches.
-    solver_queries : int
-        Number of z3 queries made.
-    solver : mapping or None
-        The solver configuration used (``SolverConfig.describe()``).
+        Questions left open: prover budget or timeout, skipped searches.
+    prover_queries : int
+        Number of "no input with …" questions given to the Farkas-tree prover.
     """
 
     architecture: tuple[int, ...]
@@ -236,18 +231,12 @@ class MechanismReport:
     no_flip_layers: tuple[int, ...]
     flip_search: tuple[tuple[int, str], ...]
     undecided: tuple[tuple[str, str], ...]
-    solver_queries: int
-    solver: Mapping | None = None
-
-    @property
-    def checked(self) -> tuple[Mechanism, ...]:
-        return tuple(m for m in self.mechanisms if m.trust is Trust.CHECKED)
+    prover_queries: int
 
     def summary(self) -> str:
         """One paragraph: what was checked and found."""
         hidden = sum(self.architecture[1:-1])
-        parts = [f"{len(self.mechanisms)} mechanism(s) found "
-                 f"({len(self.checked)} independently checkable)" if self.mechanisms else "no mechanism found"]
+        parts = [f"{len(self.mechanisms)} mechanism(s) found" if self.mechanisms else "no mechanism found"]
         parts.append(f"{hidden} hidden neurons examined for dead/always-active "
                      f"({len(self.activity.active)} activity and {len(self.activity.inactive)} inactivity "
                      f"witnesses, {len(self.activity.coactive)} co-activity witnesses)")
@@ -255,7 +244,7 @@ class MechanismReport:
             parts.append(f"no layer flip in hidden layers {list(self.no_flip_layers)} (exact rank)")
         for l, how in self.flip_search:
             parts.append(f"layer {l} flip search: {how}")
-        parts.append(f"{self.solver_queries} z3 queries")
+        parts.append(f"{self.prover_queries} premise question(s) given to the Farkas-tree prover")
         if self.undecided:
             parts.append(f"{len(self.undecided)} question(s) undecided")
         return "; ".join(parts)
@@ -384,7 +373,7 @@ _FLIP_PRIME = 2_147_483_647  # 2^31 - 1; a prefilter only, every hit is re-check
 
 # ---- detection ---------------------------------------------------------------
 
-_METHOD_ORDER = {"affine": 0, "identity": 1, "orthant": 2, "solver": 3}
+_METHOD_ORDER = {"affine": 0, "identity": 1, "orthant": 2, "farkas": 3}
 
 
 class _Detection:
@@ -413,7 +402,6 @@ class _Detection:
         self.flip_status: list[tuple[int, str]] = []
         self.undecided: list[tuple[str, str]] = []
         self.queries = 0
-        self.solver_desc = None
         for x in _probe_points(net.input_dim, seed, probes):
             self.add_point(x)
 
@@ -450,8 +438,7 @@ class _Detection:
         return MechanismReport(
             architecture=self.net.architecture, mechanisms=tuple(mechanisms), activity=activity,
             no_flip_layers=tuple(self.no_flip), flip_search=tuple(self.flip_status),
-            undecided=tuple(self.undecided), solver_queries=self.queries,
-            solver=MappingProxyType(self.solver_desc) if self.solver_desc else None)
+            undecided=tuple(self.undecided), prover_queries=self.queries)
 
 
 def _first_layer(d: _Detection) -> None:
@@ -567,24 +554,21 @@ def _float_probes(d: _Detection, seed: int, count: int) -> None:
     d.open_pairs[:] = keep
 
 
-def _solver_phase(d: _Detection, *, timeout: float, query_timeout: float, seed: int) -> None:
-    """Ask z3 what is still open; ``unsat`` becomes a mechanism resting on the solver, sat a new point."""
-    from reluid.smt.deep import Condition, find_input
-    from reluid.smt.solver import SolverConfig
+def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_nodes: int) -> None:
+    """Decide what is still open with Farkas-tree certificates: NONE becomes a mechanism, FOUND a new point."""
+    from reluid.analysis.deep.farkas import Condition, prove_no_input
 
     start = time.monotonic()
 
     def ask(conds, question):
         left = timeout - (time.monotonic() - start)
         if left <= 0.05:
-            d.undecided.append((question, "solver budget exhausted"))
+            d.undecided.append((question, "time budget exhausted"))
             return None
-        cfg = SolverConfig(seed=seed, timeout_ms=max(1, int(1000 * min(query_timeout, left))), logic="QF_LRA")
-        d.solver_desc = cfg.describe()
         d.queries += 1
-        res = find_input(d.net, conds, cfg)
+        res = prove_no_input(d.net, conds, max_nodes=max_nodes, timeout=min(query_timeout, left))
         if res.outcome is Outcome.UNKNOWN:
-            d.undecided.append((question, f"z3 unknown: {res.reason}"))
+            d.undecided.append((question, res.reason))
             return None
         return res
 
@@ -599,7 +583,7 @@ def _solver_phase(d: _Detection, *, timeout: float, query_timeout: float, seed: 
                 refuted[(l, i)] = d.add_point(res.point)
             else:
                 proved.add((l, i))
-                d.mechanisms.append(Mechanism(kind, l, (i,), "solver", res.solver))
+                d.mechanisms.append(Mechanism(kind, l, (i,), "farkas", res.evidence))
     for (l, i, j) in d.open_pairs:
         if (l - 1, i) in d.dead or (l, j) in d.dead:
             continue  # trivially never co-active; the dead neuron is the mechanism
@@ -614,11 +598,12 @@ def _solver_phase(d: _Detection, *, timeout: float, query_timeout: float, seed: 
         if res.outcome is Outcome.FOUND:
             d.coactive[(l, i, j)] = d.add_point(res.point)
         else:
-            d.mechanisms.append(Mechanism(NEVER_COACTIVE, l, (i, j), "solver", res.solver))
+            d.mechanisms.append(Mechanism(NEVER_COACTIVE, l, (i, j), "farkas", res.evidence))
 
 
 def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: float = 10.0, seed: int = 0,
-                      solver: str = "auto", probes: int = 48, float_probes: int = 20000) -> MechanismReport:
+                      prover: str = "auto", max_nodes: int = 20000, probes: int = 48,
+                      float_probes: int = 20000) -> MechanismReport:
     """Find certified sources of hidden symmetries in a network with >= 2 hidden layers.
 
     Parameters
@@ -626,17 +611,19 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
     net : Network
         At least two hidden layers.
     timeout : float, keyword-only
-        Total seconds for z3 queries.
+        Total seconds for the Farkas-tree prover.
     query_timeout : float, keyword-only
-        Seconds per z3 query (capped by what is left of ``timeout``).
+        Seconds per premise question (capped by what is left of ``timeout``).
     seed : int, keyword-only
-        Seeds the probe points and z3.
-    solver : {"auto", "always", "never"}, keyword-only
-        ``"auto"`` asks z3 only when no independently checkable mechanism was
-        found; ``"always"`` asks every open question; ``"never"`` asks none.
+        Seeds the probe points.
+    prover : {"auto", "always", "never"}, keyword-only
+        ``"auto"`` gives the open premise questions to the Farkas-tree prover
+        only when no mechanism was found otherwise; ``"always"`` gives it
+        every open question; ``"never"`` none.
+    max_nodes : int, keyword-only
+        Node budget of the prover per question.
     probes : int, keyword-only
-        Number of exact random probe points used to refute candidates before
-        asking z3.
+        Number of exact random probe points used to refute candidates first.
     float_probes : int, keyword-only
         Number of further points evaluated in float64 to suggest refutations;
         each suggested point is re-evaluated exactly before it counts.
@@ -650,25 +637,25 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
     Order of work (Grigsby, Lindsey, Rolnick 2023, Section 5):
 
     1. layer 1: the pre-activation ``w·x + b`` is affine, so it is dead iff
-       ``w = 0, b <= 0`` and always active iff ``w = 0, b >= 0`` (exact, no
-       solver; otherwise explicit points of both signs are recorded);
+       ``w = 0, b <= 0`` and always active iff ``w = 0, b >= 0`` (exact, by
+       inspection; otherwise explicit points of both signs are recorded);
     2. layers >= 2: the input lies in the closed positive orthant, so a row
        ``W^l[i, :] <= 0, b^l_i <= 0`` is dead and ``>= 0, >= 0`` always active
        (exact, mechanism (i)); other neurons are refuted by exact probe points
-       or asked to z3 (``unsat`` rests on the solver);
+       or decided by the Farkas-tree prover (docs/mathematics.md §6.1);
     3. layer flips: the exact rank of the vectors vec(W^{l+1}[:, i] W^l[i, :]),
        then a search for 0/1 kernel vectors (exact);
-    4. never co-active pairs (mechanism (ii)): probes, then z3.
+    4. never co-active pairs (mechanism (ii)): probes, then the prover.
 
     Examples
     --------
     >>> net = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[-1, -2], [1, 1]], [0, -1]), ([[1, 1]], [0])])
-    >>> [(m.kind, m.layer, m.neurons, m.method) for m in detect_mechanisms(net, solver="never").mechanisms]
+    >>> [(m.kind, m.layer, m.neurons, m.method) for m in detect_mechanisms(net, prover="never").mechanisms]
     [('dead-neuron', 2, (0,), 'orthant')]
     """
     check_deep(net)
-    if solver not in ("auto", "always", "never"):
-        raise InvalidArgument(f"solver must be 'auto', 'always' or 'never', got {solver!r}")
+    if prover not in ("auto", "always", "never"):
+        raise InvalidArgument(f"prover must be 'auto', 'always' or 'never', got {prover!r}")
     d = _Detection(net, seed, probes)
     _first_layer(d)
     _deeper_layers(d)
@@ -677,11 +664,11 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
     _coactivity(d)
     if d.has_open:   # wider float probes; every witness they suggest is re-checked exactly
         _float_probes(d, seed, float_probes)
-    if solver == "always" or (solver == "auto" and not d.mechanisms):
+    if prover == "always" or (prover == "auto" and not d.mechanisms):
         if d.has_open:
-            _solver_phase(d, timeout=timeout, query_timeout=query_timeout, seed=seed)
+            _prover_phase(d, timeout=timeout, query_timeout=query_timeout, max_nodes=max_nodes)
     elif d.has_open:
-        why = "solver not used (a checkable mechanism was found)" if solver == "auto" else "solver disabled"
+        why = "prover not used (a mechanism was found)" if prover == "auto" else "prover disabled"
         n_open = len(d.open_dead) + len(d.open_always) + len(d.open_pairs)
         d.undecided.append((f"{n_open} dead/always-active/co-activity question(s) not refuted by probes", why))
     return d.freeze()

@@ -51,7 +51,7 @@ from reluid.analysis.shallow.function import canonical_row, equivalent, function
 from reluid.errors import InvalidArgument
 from reluid.model.jsondata import freeze, thaw
 from reluid.model.network import Network, Shallow
-from reluid.verdicts import Outcome, Trust
+from reluid.verdicts import Outcome
 
 __all__ = ["EssentialResult", "decide_essential", "essential_reason", "CASE_LIMIT", "ENUM_LIMIT", "METHODS",
            "hyperplane_text"]
@@ -406,7 +406,7 @@ def _lattice(E: _Data, case: _Case, clock: Clock):
         if rem is not None and rem <= 0:
             raise SearchTimeout("lattice", "no time left")
         res = find_flip_set(net, method=method, timeout=rem)
-        if res.outcome is Outcome.NONE and res.trust is Trust.CHECKED and res.evidence.get("method") == method:
+        if res.outcome is Outcome.NONE and res.evidence.get("method") == method:
             return thaw(res.evidence)
     return None
 
@@ -584,7 +584,7 @@ def _own(E: _Data, case: _Case, clock: Clock):
     if res.outcome is Outcome.FOUND:
         flipped = {cls[idx[i]] for i in res.flip_set}
         return "found", {r: 1 - E.e_theta[r] if r in flipped else E.e_theta[r] for r in case.J}
-    if res.outcome is Outcome.NONE and res.trust is Trust.CHECKED and res.evidence.get("method") != "z3":
+    if res.outcome is Outcome.NONE and res.evidence.get("method") != "z3":
         return "cert", {"method": "flip", "evidence": thaw(res.evidence)}
     return "unknown", (f"own case: the flip-set problem of the {len(idx)} single neurons modulo the pairs "
                        f"was not decided with a checkable certificate ({res.reason or res.method})")

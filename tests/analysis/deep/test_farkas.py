@@ -265,20 +265,18 @@ def test_result_type():
 
 
 def test_every_premise_the_detection_leaves_to_z3_gets_a_checkable_certificate():
-    """detect_mechanisms(solver="always"): each solver-backed mechanism is re-proved without z3."""
+    """detect_mechanisms(prover="always"): every premise it proves carries a tree the checker accepts."""
     from reluid.analysis.deep.mechanisms import ALWAYS_ACTIVE, DEAD, NEVER_COACTIVE, detect_mechanisms
     premise = {DEAD: lambda m: [(m.layer, m.neurons[0], ">0")],
                ALWAYS_ACTIVE: lambda m: [(m.layer, m.neurons[0], "<0")],
                NEVER_COACTIVE: lambda m: [(m.layer - 1, m.neurons[0], ">0"), (m.layer, m.neurons[1], ">0")]}
     proved = 0
     for net in (DEAD_MIXED, ALWAYS, COACTIVE, KINK3):
-        rep = detect_mechanisms(net, solver="always", timeout=30)
+        rep = detect_mechanisms(net, prover="always", timeout=30)
         for m in rep.mechanisms:
-            if m.method == "solver":
+            if m.method == "farkas":
                 conds = premise[m.kind](m)
-                r = prove_no_input(net, conds)
-                assert r.outcome is Outcome.NONE, (m, r.reason)
-                assert verify_no_input(net, conds, r.evidence) == r.leaves
+                assert verify_no_input(net, conds, m.evidence) >= 1
                 proved += 1
         for l, i, j, k in rep.activity.coactive:   # and every refutation is confirmed
             assert prove_no_input(net, [(l - 1, i, ">0"), (l, j, ">0")]).outcome is Outcome.FOUND

@@ -15,13 +15,13 @@ from reluid.certificates.build import certificate_from_deep_decision
 from reluid.analysis.deep.mechanisms import (ALWAYS_ACTIVE, DEAD, LAYER_FLIP, NEVER_COACTIVE, Mechanism,
                                              layer_flip_sets)
 from reluid.certificates.schema import Verdict, from_json, to_json
-from reluid.verdicts import Trust
+from reluid.checker.check import check_certificate
 from reluid.checker.registry import VERIFIERS, Context
 from reluid.errors import CheckFailed, InvalidArgument
 from reluid.model import Network
 from reluid.model.symmetry import GroupElement, act_layers
 from reluid.smt.deep import Condition, find_input
-from reluid.smt.solver import SolverAnswer, SolverConfig
+from reluid.smt.solver import SolverConfig
 from reluid.verdicts import Outcome
 
 
@@ -36,10 +36,10 @@ N = Network.from_lists
 DEAD_L1 = N([([[0, 0], [1, 1], [1, -1]], [-1, 0, 1]), ([[1, 2, -1], [1, -1, 1]], [0, -1]), ([[1, -1]], [0])])
 #: layer-2 neuron 0 has a non-positive row: dead on the positive orthant (mechanism (i), Figure 2)
 DEAD_ORTHANT = N([([[1, 0], [0, 1]], [0, 0]), ([[-1, -2], [1, 1]], [0, -1]), ([[1, 1]], [0])])
-#: layer-2 neuron 0 is -σ(x) + σ(x - 1) - 1 <= -1: dead, but its row has mixed signs (needs z3);
-#: nothing here is checkable by inspection, so certify_deep must rest on the solver
+#: layer-2 neuron 0 is -σ(x) + σ(x - 1) - 1 <= -1: dead, but its row has mixed signs, so no inspection
+#: proves it: the premise needs a Farkas-tree certificate
 DEAD_SOLVER = N([([[1], [1], [-1]], [0, -1, 0]), ([[-1, 1, 0], [1, -2, 1]], [-1, 0]), ([[1, 1]], [0])])
-#: layer-2 neuron 0 is σ(x) - σ(x - 1) >= 0: always active, mixed signs (needs z3)
+#: layer-2 neuron 0 is σ(x) - σ(x - 1) >= 0: always active, mixed signs (a Farkas tree)
 ALWAYS_SOLVER = N([([[1], [1], [-1]], [0, -1, 0]), ([[1, -1, 0], [1, 1, 1]], [0, -1]), ([[2, 1]], [0])])
 #: layer-2 neuron 0 is σ(-x) - σ(x): positive only where layer-1 neuron 0 = σ(x) is zero (mechanism (ii))
 COACTIVE = N([([[1], [-1], [2]], [0, 0, -1]), ([[-1, 1, 0], [1, 1, 1]], [0, -1]), ([[1, 2]], [1])])
@@ -52,9 +52,9 @@ GENERIC = N([([[1, 2], [-1, 1], [2, -1]], [1, 0, -1]), ([[1, -1, 2], [2, 1, -1],
 PLANTED = [
     ("dead_l1", DEAD_L1, DEAD, 1, (0,), "affine"),
     ("dead_orthant", DEAD_ORTHANT, DEAD, 2, (0,), "orthant"),
-    ("dead_solver", DEAD_SOLVER, DEAD, 2, (0,), "solver"),
-    ("always_solver", ALWAYS_SOLVER, ALWAYS_ACTIVE, 2, (0,), "solver"),
-    ("never_coactive", COACTIVE, NEVER_COACTIVE, 2, (0, 0), "solver"),
+    ("dead_solver", DEAD_SOLVER, DEAD, 2, (0,), "farkas"),
+    ("always_solver", ALWAYS_SOLVER, ALWAYS_ACTIVE, 2, (0,), "farkas"),
+    ("never_coactive", COACTIVE, NEVER_COACTIVE, 2, (0, 0), "farkas"),
     ("layer_flip", FLIP, LAYER_FLIP, 1, (0, 1), "identity"),
 ]
 
@@ -66,20 +66,19 @@ def random_inputs(n0, count=300, seed=0):
 
 def verify(cert, net=None):
     net = net or cert.network
-    return {c.id: VERIFIERS[c.kind](c.evidence, Context(net, c.id, c.trust is Trust.SOLVER)) for c in cert.claims}
+    return {c.id: VERIFIERS[c.kind](c.evidence, Context(net, c.id)) for c in cert.claims}
 
 
 # ---- mechanisms ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name,net,kind,layer,neurons,method", PLANTED, ids=[p[0] for p in PLANTED])
 def test_planted_mechanism_found_with_valid_witness(name, net, kind, layer, neurons, method):
-    rep = detect_mechanisms(net, solver="always", timeout=30)
+    rep = detect_mechanisms(net, prover="always", timeout=30)
     found = [m for m in rep.mechanisms if (m.kind, m.layer, m.neurons) == (kind, layer, neurons)]
     assert found, rep.mechanisms
     m = found[0]
     assert m.method == method
-    assert m.trust is (Trust.SOLVER if method == "solver" else Trust.CHECKED)
-    assert (m.solver is not None) == (method == "solver")
+    assert (m.evidence is not None) == (method == "farkas")
     theta2 = m.witness(net)
     assert theta2 != net
     assert all(net(x) == theta2(x) for x in random_inputs(net.input_dim))   # same function
@@ -94,16 +93,15 @@ def test_certificate_round_trip_and_checker(name, net, kind, layer, neurons, met
     assert cert.witness is not None
     back = from_json(to_json(cert))
     assert back == cert
-    if name == "dead_solver":  # nothing is checkable by inspection there
-        assert back.rests_on_solver and back.witness.mechanism == DEAD
     summaries = verify(back)
     assert "witness" in summaries and "premise" in summaries
     prem = next(c for c in back.claims if c.id == "premise")
-    if prem.trust is Trust.SOLVER:
-        assert checker_deep.SOLVER_NOTE in summaries["premise"]
-        assert back.rests_on_solver
-    else:
-        assert "(checked)" in summaries["premise"]
+    if method == "farkas":   # nothing is provable by inspection there: a Farkas tree, re-verified
+        assert "tree" in prem.evidence and "Farkas-tree certificate" in summaries["premise"]
+    elif method in ("affine", "orthant"):
+        assert "(recomputed)" in summaries["premise"]
+    report = check_certificate(back)
+    assert report.valid and report.status("premise") == "verified" and "explicit witness" in report.rule
 
 
 def test_layer_flip_sets_exact():
@@ -129,21 +127,28 @@ def test_shallow_is_not_our_job():
         detect_mechanisms(N([([[1], [-1]], [0, 0]), ([[1, 1]], [0])]))
 
 
-def test_solver_unknown_never_becomes_a_verdict(monkeypatch):
-    import reluid.smt.deep as smt_deep
-    monkeypatch.setattr(smt_deep, "check", lambda s, cfg: SolverAnswer(Outcome.UNKNOWN, None, "timeout", cfg))
-    rep = detect_mechanisms(DEAD_SOLVER, solver="always", timeout=30)
-    assert not any(m.method == "solver" for m in rep.mechanisms)
-    assert any("timeout" in why for _, why in rep.undecided)
-    cert = certify_deep(DEAD_SOLVER, timeout=30, fundim_points=200)
-    assert cert.verdict is Verdict.UNKNOWN
-    assert "timeout" in cert.reason
-
-
-def test_solver_budget_exhausted_is_recorded():
-    rep = detect_mechanisms(DEAD_SOLVER, solver="always", timeout=1e-9)
-    assert rep.solver_queries == 0
+def test_prover_out_of_budget_never_becomes_a_verdict():
+    rep = detect_mechanisms(DEAD_SOLVER, prover="always", timeout=30, max_nodes=1)
+    assert not any(m.method == "farkas" for m in rep.mechanisms)
     assert any("budget" in why for _, why in rep.undecided)
+
+
+def test_prover_time_budget_exhausted_is_recorded():
+    rep = detect_mechanisms(DEAD_SOLVER, prover="always", timeout=1e-9)
+    assert rep.prover_queries == 0
+    assert any("budget" in why for _, why in rep.undecided)
+    cert = certify_deep(DEAD_SOLVER, timeout=1e-9, fundim_points=200)
+    assert cert.verdict is Verdict.UNKNOWN and check_certificate(cert).valid
+
+
+def test_z3_and_the_prover_agree_on_the_planted_premises():
+    """z3 stays a cross-check: every premise the prover proves, z3 finds no input for either."""
+    for name, net, kind, layer, neurons, method in PLANTED:
+        if method != "farkas":
+            continue
+        conds = ([Condition(layer - 1, neurons[0], ">0"), Condition(layer, neurons[1], ">0")]
+                 if kind == NEVER_COACTIVE else [Condition(layer, neurons[0], ">0" if kind == DEAD else "<0")])
+        assert find_input(net, conds, SolverConfig(timeout_ms=20_000)).outcome is Outcome.NONE, name
 
 
 def test_find_input_sat_is_exactly_rechecked():
@@ -228,9 +233,13 @@ def test_checker_rejects_tampered_witness(net):
     # θ′ = θ itself
     with pytest.raises(CheckFailed):
         VERIFIERS["deep-witness"](_tampered(w.evidence, network=net.to_dict()), ctx)
-    # wrong layer
+    # the layer and neurons the claim names are not believed: the checker reads them off θ′
+    told = VERIFIERS["deep-witness"](_tampered(w.evidence, layer=9, neurons=[7]), ctx)
+    assert "hidden layer 9" not in told and told == VERIFIERS["deep-witness"](w.evidence, ctx)
+    # another mechanism's construction named for the same θ′
+    other = "layer-flip" if w.evidence["mechanism"] != "layer-flip" else "dead-neuron"
     with pytest.raises(CheckFailed):
-        VERIFIERS["deep-witness"](_tampered(w.evidence, layer=9), ctx)
+        VERIFIERS["deep-witness"](_tampered(w.evidence, mechanism=other), ctx)
     # a float in the inputs
     with pytest.raises(CheckFailed):
         VERIFIERS["deep-witness"](_tampered(w.evidence, inputs=[[0.5] * net.input_dim]), ctx)
@@ -248,6 +257,8 @@ def test_checker_rejects_false_premises():
         VERIFIERS["deep-layer-flip"]({"layer": 1, "neurons": [0, 1], "method": "identity"}, ctx)
     with pytest.raises(CheckFailed):
         VERIFIERS["deep-never-coactive"]({"layer": 1, "upstream": 0, "downstream": 0, "method": "solver"}, ctx)
+    with pytest.raises(CheckFailed):   # a pair that is co-active somewhere has no proof by inspection
+        VERIFIERS["deep-never-coactive"]({"layer": 2, "upstream": 0, "downstream": 0}, ctx)
     with pytest.raises(CheckFailed):
         VERIFIERS["deep-no-layer-flip"]({"layers": [1], "prime": 15}, ctx)
     with pytest.raises(CheckFailed):
@@ -255,8 +266,7 @@ def test_checker_rejects_false_premises():
     with pytest.raises(CheckFailed):
         VERIFIERS["deep-activity-witnesses"]({"points": [[0, 0]], "active": [[1, 1, 0]], "inactive": [],
                                               "coactive": []}, ctx)
-    assert "(checked)" in VERIFIERS["deep-layer-flip"]({"layer": 1, "neurons": [0, 1], "method": "identity"},
-                                                      Context(FLIP, "p"))
+    assert "(recomputed)" in VERIFIERS["deep-layer-flip"]({"layer": 1, "neurons": [0, 1]}, Context(FLIP, "p"))
 
 
 def test_checker_imports_only_the_trusted_core():
@@ -276,22 +286,41 @@ def test_mechanism_validation():
         Mechanism(ALWAYS_ACTIVE, 2, (0,), "orthant").witness(DEAD_ORTHANT, F(-1))
 
 
-def test_checker_rejects_relabelled_or_swapped_deep_certificates():
-    """A solver premise relabelled as checked, or a witness swapped for another network, is rejected."""
+def test_checker_binds_the_premise_to_the_neuron_the_witness_changes():
+    """A true premise about one neuron next to a witness that changes another one is rejected."""
     import json
-    from reluid.checker.check import check_certificate
 
-    planted = {p[0]: p[1] for p in PLANTED}
-    cert = certify_deep(planted["dead_solver"], timeout=30, fundim_points=400)
+    # layer-2 neuron 0 is dead (a non-positive row); neuron 1 is live.  The forged witness changes
+    # the outgoing weight of neuron 1 (which changes the function) and cites the premise about neuron 0.
+    net = DEAD_ORTHANT
+    cert = certify_deep(net, timeout=10, fundim=False)
     assert check_certificate(cert).valid
     d = json.loads(to_json(cert))
+    w = json.loads(json.dumps(d["witness"]["network"]))
+    w["layers"][2]["weight"] = [[1, 7]]                # outgoing weights: neuron 0 unchanged, neuron 1 changed
+    d["witness"]["network"] = w
     for c in d["claims"]:
-        if c["trust"] == "solver":
-            c["trust"], c["solver"] = "checked", None
-    assert not check_certificate(from_json(json.dumps(d))).valid
+        if c["kind"] == "deep-witness":
+            c["evidence"]["network"] = w
+            c["evidence"]["neurons"] = [0]            # the claim still names the dead neuron
+    report = check_certificate(from_json(json.dumps(d)))
+    assert not report.valid
     d = json.loads(to_json(cert))
     d["witness"]["network"] = d["network"]["embedded"]
     assert not check_certificate(from_json(json.dumps(d))).valid
+
+
+def test_a_premise_moved_to_another_neuron_is_false_and_rejected():
+    import json
+
+    cert = certify_deep(DEAD_SOLVER, timeout=30, fundim_points=200)
+    assert check_certificate(cert).valid
+    d = json.loads(to_json(cert))
+    for c in d["claims"]:
+        if c["id"] == "premise":
+            c["evidence"]["neuron"] = 1
+    report = check_certificate(from_json(json.dumps(d)))
+    assert not report.valid and "premise" in report.reason
 
 
 ZERO_OUT = N([([[1, 2], [-1, 1], [2, -1]], [1, 0, -1]), ([[1, 0, 2], [2, 0, -1]], [0, 1]), ([[1, -1]], [0])])
@@ -306,11 +335,11 @@ def test_exact_structure_mechanisms(net, kind, layer, neurons):
     """Lemma 10 and Lemma 11(1) inside one hidden layer give checkable hidden symmetries."""
     from reluid.checker.check import check_certificate
 
-    report = detect_mechanisms(net, solver="never")
+    report = detect_mechanisms(net, prover="never")
     found = [m for m in report.mechanisms if m.kind == kind]
     assert found and (found[0].layer, found[0].neurons) == (layer, neurons)
     cert = certify_deep(net, timeout=30, fundim_points=400)
-    assert cert.verdict is Verdict.HIDDEN and not cert.rests_on_solver
+    assert cert.verdict is Verdict.HIDDEN
     assert check_certificate(from_json(to_json(cert))).valid
     theta2 = found[0].witness(net)
     rng = random.Random(0)

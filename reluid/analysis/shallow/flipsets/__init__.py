@@ -67,7 +67,7 @@ from reluid.analysis.shallow.flipsets.solver import solve
 from reluid.errors import InvalidArgument
 from reluid.model.jsondata import freeze
 from reluid.model.network import Shallow  # noqa: F401  (the doctests use it)
-from reluid.verdicts import Outcome, Trust
+from reluid.verdicts import Outcome
 
 __all__ = [
     "METHODS",
@@ -139,10 +139,9 @@ class FlipSetResult:
     method : str
         The method that decided (``"screen"`` for the quick witness search),
         or ``"none"``.
-    trust : Trust
-        ``SOLVER`` only for a z3 ``unsat``.
     solver : mapping or None
-        :meth:`SolverConfig.describe` when z3 was involved in the verdict.
+        :meth:`SolverConfig.describe` when z3 was asked (it only searches: its
+        unsat never gives NONE).
     reason : str or None
     stats : tuple of (method, seconds, outcome)
         Every method tried, in order.
@@ -152,14 +151,12 @@ class FlipSetResult:
     flip_set: frozenset | None = None
     evidence: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     method: str = "none"
-    trust: Trust = Trust.CHECKED
     solver: Mapping[str, Any] | None = None
     reason: str | None = None
     stats: tuple[tuple[str, float, str], ...] = ()
 
     def __post_init__(self):
         object.__setattr__(self, "outcome", Outcome(self.outcome))
-        object.__setattr__(self, "trust", Trust(self.trust))
         object.__setattr__(self, "evidence", freeze(self.evidence))
         if self.solver is not None:
             object.__setattr__(self, "solver", freeze(self.solver))
@@ -303,7 +300,6 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
       candidate 0/1 points and checks that none is a flip set.
     * ``{"method": "mitm", "n"}``: n ≤ 44; the checker re-runs its own meet
       in the middle.
-    * ``{"method": "z3", "encoding", "rows"}``: trust ``SOLVER``.
     * found: ``{"flip_set": [indices]}``.
 
     The lattice bound is Ramakrishnan's Proposition 24 condition for the
@@ -359,7 +355,7 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
         return out
 
     def finish(name, out):
-        return FlipSetResult(out.outcome, out.flip_set, out.evidence or {}, name, out.trust, out.solver,
+        return FlipSetResult(out.outcome, out.flip_set, out.evidence or {}, name, out.solver,
                              None, tuple(stats))
 
     try:

@@ -18,7 +18,7 @@ from flint import fmpz
 
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
-from reluid.verdicts import Outcome, Trust
+from reluid.verdicts import Outcome
 
 __all__ = ["Problem", "Clock", "Progress", "MethodResult", "SearchTimeout", "BadPrime", "found", "none",
            "gave_up", "check_theta", "check_timeout", "check_limit", "check_subset", "PRIME", "HASH_PRIME",
@@ -56,7 +56,6 @@ class MethodResult:
     evidence: dict | None = None
     flip_set: frozenset | None = None
     reason: str | None = None
-    trust: Trust = Trust.CHECKED
     solver: dict | None = None
 
 
