@@ -6,7 +6,6 @@ import ast
 import copy
 import json
 import random
-from fractions import Fraction as F
 
 import pytest
 
