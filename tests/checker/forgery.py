@@ -11,8 +11,11 @@ still true for its network.
 The oracle decides small shallow networks by brute force (every subset for
 flip sets, the degenerate strata by their definitions) and uses the producer's
 exact decision, cross-checked by z3's realisation-pattern search, on the
-essential stratum; a witness is accepted only if it computes the same function
-(exact function data) and lies outside the orbit (canonical forms).
+essential stratum; a shallow witness is accepted only if it computes the same
+function (exact function data) and lies outside the orbit (canonical forms).
+A deep witness is accepted only if z3 proves that no input distinguishes the
+two networks (an encoding of both, independent of the checker's mechanism
+rules) and the exhaustive orbit search places it outside the orbit.
 """
 
 from __future__ import annotations
@@ -76,6 +79,27 @@ def truth(net: Network) -> bool | None:
     return d.verdict is Verdict.HIDDEN
 
 
+def same_function_by_z3(a: Network, b: Network) -> bool:
+    """z3 proves ∀x a(x) = b(x) (unsat of a distinguishing x); False when it finds one or cannot tell."""
+    import z3
+
+    from reluid.smt.solver import rational_to_z3
+
+    def encode(net, xs, tag):
+        h = xs
+        for i, L in enumerate(net.layers):
+            z = [z3.Sum(*[rational_to_z3(w) * v for w, v in zip(row, h)], rational_to_z3(bias))
+                 for row, bias in zip(L.weight, L.bias)]
+            h = z if i == len(net.layers) - 1 else [z3.If(t > 0, t, z3.RealVal(0)) for t in z]
+        return h
+
+    xs = [z3.Real(f"x{k}") for k in range(a.input_dim)]
+    s = z3.Solver()
+    s.set("timeout", 20_000)
+    s.add(z3.Or([p != q for p, q in zip(encode(a, xs, "a"), encode(b, xs, "b"))]))
+    return s.check() == z3.unsat
+
+
 def verdict_is_true(cert) -> bool:
     """Whether the (possibly mutated) certificate's verdict is true of its network, by the oracle."""
     net = cert.network
@@ -87,6 +111,12 @@ def verdict_is_true(cert) -> bool:
         except ReluidError:
             return False
         return eq.equal and not eq.same_orbit
+    if cert.verdict is Verdict.HIDDEN and cert.witness is not None and net.depth > 2:
+        from reluid.analysis.deep.orbit import same_orbit
+
+        theta2 = cert.witness.network
+        return (theta2.architecture == net.architecture and same_function_by_z3(net, theta2)
+                and same_orbit(net, theta2) is None)
     t = truth(net)
     return t is not None and t == (cert.verdict is Verdict.HIDDEN)
 
@@ -252,8 +282,40 @@ def m_orbit_witness(d, rng, others):
     return d
 
 
+def m_move_premise(d, rng, others):
+    """Point a deep premise (or the witness claim) at another neuron of the same or another layer."""
+    spots = [(c, key) for c in d["claims"] for key in ("neuron", "upstream", "downstream", "layer")
+             if key in c["evidence"] and (c["kind"].startswith("deep-") or c["kind"] == "witness")]
+    if not spots:
+        return None
+    c, key = rng.choice(spots)
+    c["evidence"][key] = c["evidence"][key] + rng.choice([1, -1, 2])
+    return d
+
+
+def m_witness_other_neuron(d, rng, others):
+    """Move a deep witness's change to another neuron: shift every changed parameter to the next row/column."""
+    w = d.get("witness")
+    if not w or len(w["network"]["layers"]) < 3:
+        return None
+    base, wit = d["network"]["embedded"]["layers"], w["network"]["layers"]
+    changed = [(m, r, c) for m, (La, Lb) in enumerate(zip(base, wit)) for r, (ra, rb) in
+               enumerate(zip(La["weight"], Lb["weight"])) for c, (x, y) in enumerate(zip(ra, rb)) if x != y]
+    if not changed:
+        return None
+    m, r, c = rng.choice(changed)
+    rows = wit[m]["weight"]
+    nc = (c + 1) % len(rows[r])
+    rows[r][nc], rows[r][c] = rows[r][c], base[m]["weight"][r][c]
+    for claim in d["claims"]:
+        if claim["kind"] == "deep-witness":
+            claim["evidence"]["network"] = copy.deepcopy(w["network"])
+    return d
+
+
 MUTATIONS = {f.__name__[2:]: f for f in (m_number, m_swap_rows, m_flip_verdict, m_drop_claim, m_relabel,
-                                         m_transplant, m_swap_network, m_orbit_witness)}
+                                         m_transplant, m_swap_network, m_orbit_witness, m_move_premise,
+                                         m_witness_other_neuron)}
 
 
 def mutants(text: str, rng: random.Random, others, count: int):

@@ -41,6 +41,8 @@ def _pool():
                                    nonzero=False))
     nets.append(Shallow.make([2, -1], [[1], [2]], [0, 3], [0]))      # a flip set, m = k = 1
     nets.append(Shallow.make([2, -1], [[1], [3]], [0, 3], [0]))      # none
+    from tests.analysis.deep.test_mechanisms import PLANTED, GENERIC, PROPORTIONAL_PAIR, ZERO_OUT
+    nets += [p[1] for p in PLANTED] + [GENERIC, PROPORTIONAL_PAIR, ZERO_OUT]
     return [to_json(certify(t, timeout=30)) for t in nets]
 
 
@@ -137,6 +139,8 @@ def test_the_pool_covers_every_verdict_and_stratum():
     assert {"hidden-symmetry", "no-hidden-symmetries"} <= verdicts
     strata = {d["producer"].get("stratum") for d in POOL_DICTS}
     assert {"generic", "dead-output", "constant-neuron", "proportional", "opposite-pairs"} <= strata
+    mechanisms = {d["witness"]["mechanism"] for d in POOL_DICTS if d.get("witness") and len(d["network"]["architecture"]) > 3}
+    assert {"dead-neuron", "always-active", "never-coactive", "layer-flip", "proportional-neurons"} <= mechanisms
 
 
 def test_summary():
