@@ -47,7 +47,7 @@ def _deep_random(rng, arch, glr: bool) -> Network:
 
 
 def networks(quick: bool):
-    from tests.analysis.deep.test_mechanisms import GENERIC, PLANTED, PROPORTIONAL_PAIR, ZERO_OUT
+    from tests.deep_catalogue import DEEP_CATALOGUE
     from tests.analysis.shallow.test_planted import case
     from tests.catalogue import CATALOGUE
     from tests.paths import EXAMPLES
@@ -59,10 +59,8 @@ def networks(quick: bool):
     for index in range(0, 10_000, 100 if quick else 25):
         family, theta, _ = case(index)
         yield f"planted shallow: {family}", theta.to_network()
-    for _, net, *_ in PLANTED:
-        yield "planted deep mechanism", net
-    for net in (GENERIC, PROPORTIONAL_PAIR, ZERO_OUT):
-        yield "planted deep mechanism", net
+    for ex in DEEP_CATALOGUE:
+        yield "planted deep mechanism", ex.network
     rng = random.Random(9)
     for k in range(12 if quick else 60):
         arch = rng.choice([(2, 3, 3, 1), (2, 4, 4, 1), (3, 4, 4, 2), (2, 3, 3, 3, 1)])

@@ -44,7 +44,8 @@ REF_MECH = {
 DEEP_PREMISE_KINDS = {"dead-neuron": ClaimKind.DEEP_DEAD_NEURON, "always-active": ClaimKind.DEEP_ALWAYS_ACTIVE,
                       "never-coactive": ClaimKind.DEEP_NEVER_COACTIVE, "layer-flip": ClaimKind.DEEP_LAYER_FLIP,
                       "zero-outgoing": ClaimKind.DEEP_ZERO_OUTGOING,
-                      "proportional-neurons": ClaimKind.DEEP_PROPORTIONAL}
+                      "proportional-neurons": ClaimKind.DEEP_PROPORTIONAL,
+                      "collapsed-kink": ClaimKind.DEEP_COLLAPSED_KINK, "affine-layer-flip": ClaimKind.DEEP_AFFINE_FLIP}
 
 
 def producer_info(**extra) -> dict:
@@ -176,11 +177,13 @@ def _points(pts) -> list:
 def _premise_claim(m, cid: str) -> Claim:
     if m.kind == "never-coactive":
         ev = {"layer": m.layer, "upstream": m.neurons[0], "downstream": m.neurons[1]}
-    elif m.kind in ("layer-flip", "proportional-neurons"):
+    elif m.kind in ("layer-flip", "proportional-neurons", "affine-layer-flip"):
         ev = {"layer": m.layer, "neurons": list(m.neurons)}
     else:
         ev = {"layer": m.layer, "neuron": m.neurons[0]}
-    if m.method == "farkas":
+    if m.kind in ("collapsed-kink", "affine-layer-flip"):
+        ev.update(m.evidence)        # per successor / per output row: Farkas trees (docs/mathematics.md §6.2)
+    elif m.method == "farkas":
         ev["tree"] = m.evidence      # a reluid.farkas-tree/1 certificate for exactly these neurons
     elif m.method in ("affine", "orthant"):
         ev["method"] = m.method      # a proof by inspection, which the checker redoes

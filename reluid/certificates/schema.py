@@ -1,4 +1,4 @@
-"""The ``reluid.certificate/1`` format.
+"""The ``reluid.certificate/2`` format.
 
 A certificate records a verdict about one network and the claims behind it.
 It is plain JSON in which every number is an integer or a lowest-terms
@@ -8,7 +8,7 @@ and :mod:`reluid.model` only, because the independent checker reads it.
 
 Layout::
 
-    {"format": "reluid.certificate/1",
+    {"format": "reluid.certificate/2",
      "verdict": "no-hidden-symmetries" | "hidden-symmetry" | "unknown",
      "reason": "...",                       # unknown only
      "network": {"sha256": "...", "architecture": [m, n, k], "embedded": {reluid.network/1},
@@ -63,6 +63,8 @@ class ClaimKind(enum.StrEnum):
     DEEP_LAYER_FLIP = "deep-layer-flip"
     DEEP_ZERO_OUTGOING = "deep-zero-outgoing"
     DEEP_PROPORTIONAL = "deep-proportional"
+    DEEP_COLLAPSED_KINK = "deep-collapsed-kink"
+    DEEP_AFFINE_FLIP = "deep-affine-layer-flip"
     DEEP_WITNESS = "deep-witness"
     DEEP_ACTIVITY = "deep-activity-witnesses"
     DEEP_NO_LAYER_FLIP = "deep-no-layer-flip"

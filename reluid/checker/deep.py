@@ -43,7 +43,7 @@ import flint
 from reluid.certificates.schema import CertificateError, ClaimKind, network_from_dict, qs
 from reluid.checker.farkas import verify_no_input
 from reluid.checker.registry import Context, fail, verifies
-from reluid.model.network import Network
+from reluid.model.network import Layer, Network
 
 __all__ = ["PREMISE_KINDS", "Construction", "construction", "premise_of", "outside_orbit", "orbit_form",
            "jacobian_rows"]
@@ -115,7 +115,8 @@ def _residue(x: Fraction, p: int, ctx) -> int:
 # ---- premises ------------------------------------------------------------------
 
 #: Claim kinds whose evidence proves a "no input with …" premise.
-PREMISE_KINDS = (ClaimKind.DEEP_DEAD_NEURON, ClaimKind.DEEP_ALWAYS_ACTIVE, ClaimKind.DEEP_NEVER_COACTIVE)
+PREMISE_KINDS = (ClaimKind.DEEP_DEAD_NEURON, ClaimKind.DEEP_ALWAYS_ACTIVE, ClaimKind.DEEP_NEVER_COACTIVE,
+                 ClaimKind.DEEP_COLLAPSED_KINK, ClaimKind.DEEP_AFFINE_FLIP)
 #: Claim kinds that state an exact identity a construction also recomputes itself.
 IDENTITY_KINDS = (ClaimKind.DEEP_LAYER_FLIP, ClaimKind.DEEP_PROPORTIONAL, ClaimKind.DEEP_ZERO_OUTGOING)
 
@@ -169,9 +170,109 @@ def _premise(evidence, ctx: Context, kind) -> str:
     return f"no input has {text}: {why} (recomputed)"
 
 
+def _silent(net: Network, layer: int, rows, biases) -> Network:
+    """``net`` with neurons appended to hidden layer ``layer`` (rows over its input) and zero outgoing weights."""
+    layers = [[[list(r) for r in L.weight], list(L.bias), L.n_in] for L in net.layers]
+    W, b, _ = layers[layer - 1]
+    W.extend([list(r) for r in rows])
+    b.extend(biases)
+    for row in layers[layer][0]:
+        row.extend([Fraction(0)] * len(rows))
+    layers[layer][2] += len(rows)
+    return Network(tuple(Layer(tuple(tuple(r) for r in W_), tuple(b_), n_in) for W_, b_, n_in in layers))
+
+
+def _collapsed_kink(evidence, ctx: Context) -> str:
+    """Every successor v of u: no input has z_u < 0 and z_v > 0, nor z_u < 0 and z_v + W[v, u] z_u > 0."""
+    net = ctx.network
+    p, u = _int(ctx, evidence, "layer"), _int(ctx, evidence, "neuron")
+    _neuron(ctx, net, p, u)
+    if p >= len(net.hidden_widths):
+        fail(ctx, "a collapsed kink needs a next hidden layer")
+    nxt = net.layers[p]
+    successors = [v for v in range(nxt.n_out) if nxt.weight[v][u]]
+    raw = evidence.get("successors")
+    if not isinstance(raw, (list, tuple)) or not successors:
+        fail(ctx, "the evidence must list the successors of the neuron")
+    given = {}
+    for item in raw:
+        if not hasattr(item, "get") or not isinstance(item.get("neuron"), int) or item["neuron"] in given:
+            fail(ctx, "each successor must be named once by its index")
+        given[item["neuron"]] = item
+    if sorted(given) != successors:
+        fail(ctx, f"the successors of neuron {u + 1} are {[v + 1 for v in successors]} (recomputed), not "
+                  f"{sorted(v + 1 for v in given)}")
+    leaves = 0
+    Lp = net.layers[p - 1]
+    for v in successors:
+        leaves += verify_no_input(net, ((p, u, "<0"), (p + 1, v, ">0")), given[v].get("tree"), claim=ctx.claim_id)
+        # v with u's ReLU replaced by the identity: z_u = σ(z_u) − σ(−z_u), via two silent neurons
+        aug = _silent(net, p, [[-w for w in Lp.weight[u]]], [-Lp.bias[u]])
+        row = list(nxt.weight[v]) + [-nxt.weight[v][u]]
+        row[u] += nxt.weight[v][u]
+        aug = _silent(aug, p + 1, [row], [nxt.bias[v]])
+        leaves += verify_no_input(aug, ((p, u, "<0"), (p + 1, nxt.n_out, ">0")), given[v].get("identity_tree"),
+                                  claim=ctx.claim_id)
+    return (f"wherever z^{p}_{u + 1} < 0, each of its {len(successors)} successor(s) in hidden layer {p + 1} is <= 0, "
+            f"with and without neuron {u + 1}'s ReLU: {leaves} Farkas-tree leaves (verified)")
+
+
+def _affine_flip(evidence, ctx: Context) -> str:
+    """Σ_{i∈F} W^{l+1}[:, i] z^l_i is the listed constant on R^{n0}: per output row, two trees on a silent neuron."""
+    net = ctx.network
+    l = _int(ctx, evidence, "layer")
+    F = tuple(sorted(_ints(ctx, evidence, "neurons")))
+    if not F or len(set(F)) != len(F):
+        fail(ctx, "a flip set must be a non-empty set of neurons")
+    for i in F:
+        _neuron(ctx, net, l, i)
+    if l < 2:
+        fail(ctx, "in hidden layer 1 the sum is affine in x: only the plain layer flip applies")
+    Wl, Wn = net.layers[l - 1], net.layers[l]
+    constant = _points(ctx, {"c": [evidence.get("constant")]}, "c", Wn.n_out)[0]
+    trees = evidence.get("trees")
+    if not isinstance(trees, (list, tuple)) or len(trees) != Wn.n_out:
+        fail(ctx, f"one entry per row of layer {l + 1} is needed")
+    leaves = 0
+    for o, (c, pair) in enumerate(zip(constant, trees)):
+        row = [sum((Wn.weight[o][i] * Wl.weight[i][k] for i in F), Fraction(0)) for k in range(Wl.n_in)]
+        shift = sum((Wn.weight[o][i] * Wl.bias[i] for i in F), Fraction(0))
+        if not any(row):
+            if shift != c:
+                fail(ctx, f"row {o + 1}: the sum is the constant {shift}, not {c}")
+            if pair is not None:
+                fail(ctx, f"row {o + 1}: the sum is constant by inspection; no trees belong there")
+            continue
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            fail(ctx, f"row {o + 1}: two trees are needed (above and below the constant)")
+        aug = _silent(net, l, [row], [shift - c])
+        idx = Wl.n_out
+        leaves += verify_no_input(aug, ((l, idx, ">0"),), pair[0], claim=ctx.claim_id)
+        leaves += verify_no_input(aug, ((l, idx, "<0"),), pair[1], claim=ctx.claim_id)
+    return (f"Σ_(i∈F) W^{l + 1}[:, i] z^{l}_i is constant for F = {{{_one_based(F)}}}: {leaves} Farkas-tree leaves "
+            "(verified)")
+
+
+@verifies(ClaimKind.DEEP_COLLAPSED_KINK)
+def verify_collapsed_kink(evidence, ctx: Context) -> str:
+    """Mechanism (iii): the next layer collapses the neuron's kink (docs/mathematics.md §6.2)."""
+    return _collapsed_kink(evidence, ctx)
+
+
+@verifies(ClaimKind.DEEP_AFFINE_FLIP)
+def verify_affine_flip(evidence, ctx: Context) -> str:
+    """Mechanism (iv), affine layer flip (docs/mathematics.md §6.2)."""
+    return _affine_flip(evidence, ctx)
+
+
 def premise_of(claim) -> tuple:
     """What a verified premise claim proves, as the key :func:`construction` asks for."""
     ev = claim.evidence
+    if claim.kind == ClaimKind.DEEP_COLLAPSED_KINK:
+        return ("collapsed-kink", ev["layer"], (ev["neuron"],))
+    if claim.kind == ClaimKind.DEEP_AFFINE_FLIP:
+        return ("affine-layer-flip", ev["layer"], tuple(sorted(ev["neurons"])),
+                tuple(Fraction(qs([c])[0]) for c in ev["constant"]))
     if claim.kind == ClaimKind.DEEP_NEVER_COACTIVE:
         return ("never-coactive", ev["layer"], (ev["upstream"], ev["downstream"]))
     if claim.kind == ClaimKind.DEEP_LAYER_FLIP:
@@ -344,7 +445,7 @@ def _read_construction(ctx, kind: str, a: Network, b: Network) -> Construction:
         l, i = _single(ctx, ((d[1], d[3]) for d in diffs), "changes the outgoing weights")
         return Construction(kind, l, (i,), f"changes only the outgoing weights of neuron {i + 1} in hidden layer {l}",
                             ("dead-neuron", l, (i,)), f"that neuron is dead (no input has z^{l}_{i + 1} > 0)")
-    if kind == "always-active":   # b^l_i += δ > 0 and b^{l+1} -= δ W^{l+1}[:, i]
+    if kind in ("always-active", "collapsed-kink"):   # b^l_i += δ > 0 and b^{l+1} -= δ W^{l+1}[:, i]
         shifted = [d for d in diffs if d[0] == "b"]
         if not shifted:
             fail(ctx, "θ′ shifts no bias")
@@ -362,8 +463,12 @@ def _read_construction(ctx, kind: str, a: Network, b: Network) -> Construction:
             fail(ctx, f"b^{l + 1} of θ′ is not b^{l + 1} - δ·W^{l + 1}[:, {i + 1}]")
         if any(d[0] == "W" or not ((d[1] == l - 1 and d[2] == i) or d[1] == l) for d in diffs):
             fail(ctx, f"θ′ changes parameters other than b^{l}_{i + 1} and b^{l + 1}")
-        return Construction(kind, l, (i,), f"moves δ = {delta} from b^{l + 1} into the bias of neuron {i + 1} in "
-                            f"hidden layer {l}", ("always-active", l, (i,)),
+        what = f"moves δ = {delta} from b^{l + 1} into the bias of neuron {i + 1} in hidden layer {l}"
+        if kind == "collapsed-kink":
+            return Construction(kind, l, (i,), what, ("collapsed-kink", l, (i,)),
+                                f"the next layer collapses that neuron's kink (every successor is <= 0, with and "
+                                f"without the neuron's ReLU, wherever z^{l}_{i + 1} < 0)")
+        return Construction(kind, l, (i,), what, ("always-active", l, (i,)),
                             f"that neuron is always active (no input has z^{l}_{i + 1} < 0)")
     if kind == "never-coactive":   # a single weight W^l[j, i] decreases, i in layer l-1, j in layer l
         if len(diffs) != 1 or diffs[0][0] != "W" or not 1 <= diffs[0][1] < hidden:
@@ -404,6 +509,22 @@ def _read_construction(ctx, kind: str, a: Network, b: Network) -> Construction:
                       f"λ = {lam}")
         return Construction(kind, l, (i, j), f"moves the outgoing weights of neuron {j + 1} onto neuron {i + 1} in "
                             f"hidden layer {l}, whose rows are positively proportional (λ = {lam}, recomputed)")
+    if kind == "affine-layer-flip":   # negate the rows in F of (W^l, b^l), b^{l+1} += the constant c_F
+        l = min(d[1] for d in diffs) + 1
+        if not 2 <= l <= hidden:
+            fail(ctx, "θ′ must flip neurons of a hidden layer >= 2")
+        La, Lb, Na, Nb = a.layers[l - 1], b.layers[l - 1], a.layers[l], b.layers[l]
+        F = tuple(sorted({d[2] for d in diffs if d[1] == l - 1}))
+        for i in range(La.n_out):
+            s = -1 if i in F else 1
+            if Lb.weight[i] != tuple(s * x for x in La.weight[i]) or Lb.bias[i] != s * La.bias[i]:
+                fail(ctx, f"row {i + 1} of layer {l} is not {'negated' if s < 0 else 'kept'}")
+        if Nb.weight != Na.weight or any(d[1] not in (l - 1, l) for d in diffs):
+            fail(ctx, f"θ′ changes more than the rows in F and b^{l + 1}")
+        constant = tuple(y - x for x, y in zip(Na.bias, Nb.bias))
+        return Construction(kind, l, F, f"flips F = {{{_one_based(F)}}} in hidden layer {l} and adds "
+                            f"{[str(c) for c in constant]} to b^{l + 1}", ("affine-layer-flip", l, F, constant),
+                            f"Σ_(i∈F) W^{l + 1}[:, i] z^{l}_i is that constant on R^n0")
     if kind == "layer-flip":   # negate the rows in F of (W^l, b^l), b^{l+1} += Σ_F W^{l+1}[:, i] b^l_i
         l = min(d[1] for d in diffs) + 1      # rows of (W^l, b^l) negated; b^(l+1) compensates
         if l > hidden:

@@ -19,9 +19,10 @@ some rows of U this module asks z3 for a 0/1 vector x ≠ 0 with U x = 0:
 
 Answers: ``"sat"`` comes with the candidate set, which the caller re-verifies
 exactly against *all* rows of U (when only some rows were encoded the
-candidate may fail; see :func:`solve_flip_set`); ``"unsat"`` is a proof only
-up to trust in z3 and must be labelled so; ``"unknown"`` keeps z3's reason
-and is never turned into a verdict.
+candidate may fail; see :func:`solve_flip_set`); ``"unsat"`` is not a proof: no
+verdict rests on it (the exact rank, lattice and enumeration methods prove
+"no flip set"); ``"unknown"`` keeps z3's reason and is never turned into a
+verdict.
 """
 
 from __future__ import annotations

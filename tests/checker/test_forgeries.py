@@ -41,8 +41,8 @@ def _pool():
                                    nonzero=False))
     nets.append(Shallow.make([2, -1], [[1], [2]], [0, 3], [0]))      # a flip set, m = k = 1
     nets.append(Shallow.make([2, -1], [[1], [3]], [0, 3], [0]))      # none
-    from tests.analysis.deep.test_mechanisms import PLANTED, GENERIC, PROPORTIONAL_PAIR, ZERO_OUT
-    nets += [p[1] for p in PLANTED] + [GENERIC, PROPORTIONAL_PAIR, ZERO_OUT]
+    from tests.deep_catalogue import DEEP_CATALOGUE
+    nets += [e.network for e in DEEP_CATALOGUE]
     return [to_json(certify(t, timeout=30)) for t in nets]
 
 

@@ -59,7 +59,9 @@ NEVER_COACTIVE = "never-coactive"
 LAYER_FLIP = "layer-flip"
 ZERO_OUTGOING = "zero-outgoing"
 PROPORTIONAL = "proportional-neurons"
-KINDS = (DEAD, ALWAYS_ACTIVE, NEVER_COACTIVE, LAYER_FLIP, ZERO_OUTGOING, PROPORTIONAL)
+COLLAPSED_KINK = "collapsed-kink"
+AFFINE_FLIP = "affine-layer-flip"
+KINDS = (DEAD, ALWAYS_ACTIVE, NEVER_COACTIVE, LAYER_FLIP, ZERO_OUTGOING, PROPORTIONAL, COLLAPSED_KINK, AFFINE_FLIP)
 
 #: How a mechanism's premise was established.
 METHODS = ("affine", "orthant", "identity", "farkas")
@@ -75,6 +77,10 @@ REFERENCES = {
                    "weights vanish has free incoming weights)",
     PROPORTIONAL: "Ramakrishnan 2026, Lemma 11(1) applied to one hidden layer (sigma(lambda z) = "
                   "lambda sigma(z) for lambda > 0: positively proportional neurons merge)",
+    COLLAPSED_KINK: "Grigsby, Lindsey, Rolnick 2023, Section 5, mechanism (iii) (a kink collapsed by the next "
+                    "layer); docs/mathematics.md §6.2, Theorem (collapsed kink)",
+    AFFINE_FLIP: "Grigsby, Lindsey, Rolnick 2023, Section 5, mechanism (iv) (the image of a hidden layer in an "
+                 "affine subspace); docs/mathematics.md §6.2, Theorem (affine layer flip)",
 }
 
 
@@ -114,6 +120,8 @@ class Mechanism:
             raise InvalidArgument(f"unknown method {self.method!r}")
         if (self.method == "farkas") != (self.evidence is not None):
             raise InvalidArgument("a Farkas-tree premise needs its certificate, and only it")
+        if self.kind in (COLLAPSED_KINK, AFFINE_FLIP) and self.method != "farkas":
+            raise InvalidArgument(f"a {self.kind} premise is proved by Farkas trees")
         object.__setattr__(self, "neurons", tuple(self.neurons))
 
     @property
@@ -122,7 +130,8 @@ class Mechanism:
 
     @property
     def statement(self) -> str:
-        l, ns = self.layer, self.neurons
+        """The premise in words, neurons counted from 1."""
+        l, ns = self.layer, tuple(i + 1 for i in self.neurons)
         if self.kind == DEAD:
             return f"neuron {ns[0]} of hidden layer {l} is dead: its pre-activation is <= 0 on all of R^n0"
         if self.kind == ALWAYS_ACTIVE:
@@ -135,7 +144,14 @@ class Mechanism:
         if self.kind == PROPORTIONAL:
             return (f"neurons {ns[0]} and {ns[1]} of hidden layer {l} have positively proportional incoming "
                     f"rows: (W^{l}[{ns[1]}, :], b^{l}_{ns[1]}) = λ (W^{l}[{ns[0]}, :], b^{l}_{ns[0]}), λ > 0")
-        return (f"F = {list(ns)} in hidden layer {l} is a layer flip set: "
+        if self.kind == COLLAPSED_KINK:
+            return (f"the kink of neuron {ns[0]} of hidden layer {l} is collapsed by hidden layer {l + 1}: wherever "
+                    f"z^{l}_{ns[0]} < 0, every successor v has z^{l + 1}_v <= 0 and z^{l + 1}_v + "
+                    f"W^{l + 1}[v, {ns[0]}] z^{l}_{ns[0]} <= 0")
+        if self.kind == AFFINE_FLIP:
+            return (f"F = {{{', '.join(map(str, ns))}}} in hidden layer {l}: Σ_(i∈F) W^{l + 1}[:, i] z^{l}_i is "
+                    f"constant on R^n0 (the image of hidden layer {l - 1} lies in an affine subspace it vanishes on)")
+        return (f"F = {{{', '.join(map(str, ns))}}} in hidden layer {l} is a layer flip set: "
                 f"sum over i in F of W^{l + 1}[:, i] W^{l}[i, :] = 0")
 
     def witness(self, net: Network, delta: Fraction = Fraction(1)) -> Network:
@@ -146,18 +162,20 @@ class Mechanism:
         * never co-active (``delta > 0``): W^l[j, i] -= delta;
         * layer flip: negate rows i in F of (W^l, b^l), b^{l+1} += Σ_F W^{l+1}[:, i] b^l_i;
         * zero outgoing: negate the incoming row of i (or set W^l[i, 0] = 1 when it is zero);
-        * proportional (i, j), row_j = λ row_i: W^{l+1}[:, i] += λ W^{l+1}[:, j], W^{l+1}[:, j] = 0.
+        * proportional (i, j), row_j = λ row_i: W^{l+1}[:, i] += λ W^{l+1}[:, j], W^{l+1}[:, j] = 0;
+        * collapsed kink (``delta > 0``): as for always active (any δ > 0 keeps the function);
+        * affine layer flip: as for the layer flip, b^{l+1} += the constant c of the premise.
         """
         delta = Fraction(delta)
         layers = [[[list(r) for r in L.weight], list(L.bias), L.n_in] for L in net.layers]
         l = self.layer
-        if self.kind in (ALWAYS_ACTIVE, NEVER_COACTIVE) and delta <= 0:
+        if self.kind in (ALWAYS_ACTIVE, NEVER_COACTIVE, COLLAPSED_KINK) and delta <= 0:
             raise InvalidArgument(f"{self.kind} witnesses need delta > 0, got {delta}")
         if self.kind == DEAD:
             i = self.neurons[0]
             for row in layers[l][0]:
                 row[i] += delta
-        elif self.kind == ALWAYS_ACTIVE:
+        elif self.kind in (ALWAYS_ACTIVE, COLLAPSED_KINK):
             i = self.neurons[0]
             layers[l - 1][1][i] += delta
             for o, row in enumerate(layers[l][0]):
@@ -178,6 +196,12 @@ class Mechanism:
             for row in layers[l][0]:
                 row[i] += lam * row[j]
                 row[j] = Fraction(0)
+        elif self.kind == AFFINE_FLIP:
+            constant = [Fraction(c) for c in self.evidence["constant"]]
+            for i in self.neurons:
+                layers[l - 1][0][i] = [-w for w in layers[l - 1][0][i]]
+                layers[l - 1][1][i] = -layers[l - 1][1][i]
+            layers[l][1] = [b + c for b, c in zip(layers[l][1], constant)]
         else:
             for i in self.neurons:
                 b = layers[l - 1][1][i]
@@ -264,6 +288,40 @@ def proportionality(layer: Layer, i: int, j: int) -> Fraction | None:
     return None
 
 
+def silent_neurons(net: Network, layer: int, rows, biases) -> Network:
+    """``net`` with neurons appended to hidden layer ``layer`` whose outgoing weights are 0.
+
+    The rows are over that layer's input; every neuron of ``net`` keeps its
+    pre-activation, so a sign condition on an appended neuron is a condition on
+    the affine function of the previous layer's output it computes.
+    """
+    layers = [[[list(r) for r in L.weight], list(L.bias), L.n_in] for L in net.layers]
+    W, b, _ = layers[layer - 1]
+    W.extend([list(r) for r in rows])
+    b.extend(biases)
+    for row in layers[layer][0]:
+        row.extend([Fraction(0)] * len(rows))
+    layers[layer][2] += len(rows)
+    return Network(tuple(Layer(tuple(tuple(map(Fraction, r)) for r in W), tuple(map(Fraction, bb)), n_in)
+                         for W, bb, n_in in layers))
+
+
+def kink_network(net: Network, p: int, u: int, v: int) -> tuple[Network, int]:
+    """``net`` with σ(−z_u) added to hidden layer p and z_v + W^{p+1}[v, u] z_u added to layer p+1 (both silent).
+
+    z_u = σ(z_u) − σ(−z_u), so the second is v's pre-activation with u's ReLU
+    replaced by the identity.  Returns the network and the index of that neuron
+    in layer p+1.
+    """
+    Lp = net.layers[p - 1]
+    aug = silent_neurons(net, p, [[-w for w in Lp.weight[u]]], [-Lp.bias[u]])
+    Ln = net.layers[p]
+    w_vu = Ln.weight[v][u]
+    row = list(Ln.weight[v]) + [-w_vu]
+    row[u] += w_vu
+    return silent_neurons(aug, p + 1, [row], [Ln.bias[v]]), Ln.n_out
+
+
 def _exact_structure(net: Network) -> list[Mechanism]:
     """Zero outgoing weights and positively proportional neurons, in every hidden layer (exact)."""
     found = []
@@ -318,7 +376,11 @@ def layer_flip_sets(net: Network, l: int, *, max_support: int = 16, limit: int =
     vectors are independent over Q), ``"exhausted"`` (every 0/1 vector in the
     kernel's support was tried) or ``"skipped: ..."``.
     """
-    vecs = _layer_flip_vectors(net, l)
+    return zero_subsets(_layer_flip_vectors(net, l), max_support=max_support, limit=limit)
+
+
+def zero_subsets(vecs, *, max_support: int = 16, limit: int = 64):
+    """The inclusion-minimal nonempty F with Σ_{i∈F} vecs[i] = 0 (exact), as :func:`layer_flip_sets` reports them."""
     n = len(vecs)
     m = len(vecs[0]) if vecs else 0
     if m == 0:
@@ -560,13 +622,14 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
 
     start = time.monotonic()
 
-    def ask(conds, question):
+    def ask(conds, question, net=None):
         left = timeout - (time.monotonic() - start)
         if left <= 0.05:
             d.undecided.append((question, "time budget exhausted"))
             return None
         d.queries += 1
-        res = prove_no_input(d.net, conds, max_nodes=max_nodes, timeout=min(query_timeout, left))
+        res = prove_no_input(d.net if net is None else net, conds, max_nodes=max_nodes,
+                             timeout=min(query_timeout, left))
         if res.outcome is Outcome.UNKNOWN:
             d.undecided.append((question, res.reason))
             return None
@@ -599,7 +662,111 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
             d.coactive[(l, i, j)] = d.add_point(res.point)
         else:
             d.mechanisms.append(Mechanism(NEVER_COACTIVE, l, (i, j), "farkas", res.evidence))
+    _collapsed_kinks(d, ask, Condition)
+    _affine_flips(d, ask, Condition)
 
+
+def _collapsed_kinks(d: _Detection, ask, Condition) -> None:
+    """Mechanism (iii): a neuron u whose kink the next layer collapses (docs/mathematics.md §6.2).
+
+    For every successor v (W^{p+1}[v, u] ≠ 0) no input may have z_u < 0 together
+    with z_v > 0, nor together with z_v + W^{p+1}[v, u] z_u > 0 (v with u's ReLU
+    replaced by the identity, a silent neuron of :func:`kink_network`).  Probe
+    points refute most candidates; the rest go to the prover.  Dead and always
+    active neurons are left to their own mechanisms.
+    """
+    net, hidden = d.net, d.net.hidden_widths
+    for p in range(1, len(hidden)):
+        nxt = net.layers[p]
+        for u in range(hidden[p - 1]):
+            if (p, u) in d.dead or (p, u) in d.always or (p, u) not in d.inactive:
+                continue
+            successors = [v for v in range(nxt.n_out) if nxt.weight[v][u]]
+            if not successors or any(z[p - 1][u] < 0 and (z[p][v] > 0 or z[p][v] + nxt.weight[v][u] * z[p - 1][u] > 0)
+                                     for z in d.pre for v in successors):
+                continue
+            proofs = []
+            for v in successors:
+                plain = ask([Condition(p, u, "<0"), Condition(p + 1, v, ">0")],
+                            f"is neuron {u + 1} of layer {p} ever negative while neuron {v + 1} of layer {p + 1} "
+                            "is active?")
+                if plain is None or plain.outcome is Outcome.FOUND:
+                    break
+                aug, virtual = kink_network(net, p, u, v)
+                identity = ask([Condition(p, u, "<0"), Condition(p + 1, virtual, ">0")],
+                               f"is neuron {u + 1} of layer {p} ever negative while neuron {v + 1} of layer {p + 1}, "
+                               "with that ReLU removed, is active?", aug)
+                if identity is None or identity.outcome is Outcome.FOUND:
+                    break
+                proofs.append({"neuron": v, "tree": plain.evidence, "identity_tree": identity.evidence})
+            else:
+                d.mechanisms.append(Mechanism(COLLAPSED_KINK, p, (u,), "farkas", {"successors": proofs}))
+
+
+def _affine_flips(d: _Detection, ask, Condition) -> None:
+    """Mechanism (iv), affine layer flip: Σ_{i∈F} W^{l+1}[:, i] z^l_i constant although the plain product is not 0.
+
+    Candidates come from the exact image points of layer l − 1 at the probe
+    points: when their differences span a proper subspace B, F with
+    Σ_{i∈F} W^{l+1}[:, i] (W^l[i, :] B) = 0 is a candidate, and the constancy of
+    each row of c_F(x) is then proved by two Farkas trees on a silent neuron
+    (docs/mathematics.md §6.2).
+    """
+    net, hidden = d.net, d.net.hidden_widths
+    for l in range(2, len(hidden) + 1):
+        images = [tuple(v if v > 0 else Fraction(0) for v in z[l - 2]) for z in d.pre]
+        diffs = [[a - b for a, b in zip(y, images[0])] for y in images[1:]]
+        basis = _row_basis(diffs, hidden[l - 2])
+        if len(basis) >= hidden[l - 2]:
+            continue                                    # the sampled image already spans: no refinement here
+        Wl, Wn = net.layers[l - 1], net.layers[l]
+        vecs = [tuple(Wn.weight[o][i] * sum(Wl.weight[i][k] * bvec[k] for k in range(len(bvec)))
+                      for o in range(Wn.n_out) for bvec in basis) for i in range(Wl.n_out)]
+        sets, _ = zero_subsets(vecs) if basis else ([tuple(range(Wl.n_out))], "")
+        for F in sets:
+            rows = [[sum((Wn.weight[o][i] * Wl.weight[i][k] for i in F), Fraction(0)) for k in range(Wl.n_in)]
+                    for o in range(Wn.n_out)]
+            if not any(any(r) for r in rows):
+                continue                                # a plain layer flip: found by the exact identity
+            shift = [sum((Wn.weight[o][i] * Wl.bias[i] for i in F), Fraction(0)) for o in range(Wn.n_out)]
+            constant = [sum((r[k] * images[0][k] for k in range(Wl.n_in)), Fraction(0)) + s_
+                        for r, s_ in zip(rows, shift)]
+            proofs = []
+            for r, s_, c in zip(rows, shift, constant):
+                if not any(r):
+                    proofs.append(None)
+                    continue
+                aug = _hull_network(net, l, r, s_ - c)
+                idx = net.layers[l - 1].n_out
+                pos = ask([Condition(l, idx, ">0")], f"is Σ_F W^{l + 1} z^{l} above its value somewhere?", aug)
+                if pos is None or pos.outcome is Outcome.FOUND:
+                    break
+                neg = ask([Condition(l, idx, "<0")], f"is Σ_F W^{l + 1} z^{l} below its value somewhere?", aug)
+                if neg is None or neg.outcome is Outcome.FOUND:
+                    break
+                proofs.append([pos.evidence, neg.evidence])
+            else:
+                d.mechanisms.append(Mechanism(AFFINE_FLIP, l, F, "farkas", {"constant": constant, "trees": proofs}))
+
+
+def _hull_network(net: Network, l: int, row, bias) -> Network:
+    """``net`` with a silent neuron in hidden layer l computing row·h^{l−1} + bias (an affine function of h^{l−1})."""
+    return silent_neurons(net, l, [row], [bias])
+
+
+def _row_basis(vectors, dim: int) -> list[list[Fraction]]:
+    """A basis of the span of ``vectors`` (exact row reduction)."""
+    rows = [list(v) for v in vectors if any(v)]
+    basis = []
+    for col in range(dim):
+        piv = next((r for r in rows if r[col]), None)
+        if piv is None:
+            continue
+        rows.remove(piv)
+        basis.append(piv)
+        rows = [[x - r[col] / piv[col] * y for x, y in zip(r, piv)] for r in rows]
+        rows = [r for r in rows if any(r)]
+    return basis
 
 def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: float = 10.0, seed: int = 0,
                       prover: str = "auto", max_nodes: int = 20000, probes: int = 48,
@@ -665,8 +832,7 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
     if d.has_open:   # wider float probes; every witness they suggest is re-checked exactly
         _float_probes(d, seed, float_probes)
     if prover == "always" or (prover == "auto" and not d.mechanisms):
-        if d.has_open:
-            _prover_phase(d, timeout=timeout, query_timeout=query_timeout, max_nodes=max_nodes)
+        _prover_phase(d, timeout=timeout, query_timeout=query_timeout, max_nodes=max_nodes)
     elif d.has_open:
         why = "prover not used (a mechanism was found)" if prover == "auto" else "prover disabled"
         n_open = len(d.open_dead) + len(d.open_always) + len(d.open_pairs)
