@@ -261,5 +261,7 @@ def align(reference: Network, other: Network, *, max_nodes: int = 200_000) -> Al
     if aligned != reference:  # pragma: no cover - the match is a proof; this keeps a positive answer honest
         raise AssertionError("align produced an element that does not carry the other network onto the reference")
     aligned = Network(aligned.layers, name=other.name, description=other.description, assumption=other.assumption)
+    how = ("the canonical forms agree layer by layer" if method == "canonical rows"
+           else f"the {method} finds g")
     return Alignment(True, elements, aligned, method=method, architecture=a_arch,
-                     reason="the canonical forms agree layer by layer; act_layers(g, other) == reference exactly")
+                     reason=f"{how}; act_layers(g, other) == reference exactly")

@@ -231,8 +231,7 @@ def equivalent(a: Network, b: Network, *, seed: int = 0, timeout: float | None =
         al = align(b, a)                 # act_layers(g, a) == b
         if al.same_orbit:
             return Equivalence(True, same_orbit=True, orbit=al.elements, method="orbit",
-                               reason="same orbit: the canonical forms agree layer by layer and act_layers(g, net1) "
-                                      "== net2 exactly")
+                               reason="same orbit: " + al.reason.replace("other", "net1").replace("reference", "net2"))
         same = al.same_orbit          # False, or None when the tie search ran out
         first = al.first_difference
         orbit_note = al.reason
