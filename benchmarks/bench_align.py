@@ -192,8 +192,9 @@ def main():
         te, eq = timed(reluid.equivalent, A, near)
         assert eq.equal is False and A(eq.input) != near(eq.input)
         diff = max(abs(p - q) for p, q in zip(*eq.outputs))
-        extra.append(f"{label}: writing and reading A as float32 .npz (exact) {t_load:.2f} s; `equivalent(A, near miss)` finds an exact "
-                     f"distinguishing input in {te:.2f} s (|Δ output| = {float(diff):.2e}, method: {eq.method})")
+        extra.append(f"{label}: writing and reading A as float32 .npz (exact) {t_load:.2f} s; "
+                     f"`equivalent(A, near miss)` finds an exact distinguishing input in {te:.2f} s "
+                     f"(|Δ output| = {float(diff):.2e}, method: {eq.method})")
         te2, eq2 = timed(reluid.equivalent, A, B2)
         assert eq2.equal and eq2.same_orbit
         extra.append(f"{label}: `equivalent(A, planted 2^k)`: equal, same orbit, in {te2:.2f} s")

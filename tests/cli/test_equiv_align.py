@@ -2,7 +2,6 @@
 
 import io
 import json
-import os
 from fractions import Fraction as F
 
 import pytest
