@@ -256,7 +256,7 @@ def align(reference: Network, other: Network, *, max_nodes: int = 200_000) -> Al
     if elements is None:
         return Alignment(False, first_difference=first, unmatched=unmatched, method=method, architecture=a_arch,
                          reason=f"{layer_name(first, depth)} is the first whose canonical rows cannot be matched "
-                                f"({unmatched} row{'s' if unmatched != 1 else ''} of the reference without a partner)")
+                                f"({unmatched} row{'s' if unmatched != 1 else ''} with no partner)")
     aligned = act_layers(elements, other)
     if aligned != reference:  # pragma: no cover - the match is a proof; this keeps a positive answer honest
         raise AssertionError("align produced an element that does not carry the other network onto the reference")
