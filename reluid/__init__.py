@@ -20,7 +20,8 @@ from reluid._version import __version__
 
 _API = ("load", "save", "parse_network", "generate_json", "read_certificate", "write_certificate", "from_torch",
         "from_sklearn", "as_network",
-        "certify", "decide", "check", "equivalent", "canonical_form", "is_canonical", "same_orbit",
+        "certify", "decide", "check", "equivalent", "canonical_form", "is_canonical", "same_orbit", "align",
+        "alignment_document", "write_alignment", "read_alignment", "check_alignment", "activation_regions",
         "minimal_form", "is_minimal", "zero_factor_reduction", "ominus", "stabilizer", "find_flip_set",
         "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions", "run_survey", "prove")
 
@@ -36,7 +37,9 @@ _EXPORTS = {name: "reluid.api" for name in _API} | {
     "CheckReport": "reluid.checker.check", "ClaimCheck": "reluid.checker.check",
     "Decision": "reluid.analysis.shallow.decide", "DeepDecision": "reluid.analysis.deep.decide",
     "FlipSetResult": "reluid.analysis.shallow.flipsets", "Equivalence": "reluid.analysis.shallow.function",
-    "FunctionData": "reluid.analysis.shallow.function", "MinimalForm": "reluid.analysis.shallow.minimal",
+    "FunctionData": "reluid.analysis.shallow.function", "Alignment": "reluid.analysis.deep.align",
+    "AlignmentCheck": "reluid.checker.alignment", "RegionEnumeration": "reluid.analysis.deep.regions",
+    "MinimalForm": "reluid.analysis.shallow.minimal",
     "Stabilizer": "reluid.analysis.shallow.stabilizer", "FunDimResult": "reluid.analysis.deep.fundim",
     "Evaluation": "reluid.analysis.shallow.zariski", "SurveyConfig": "reluid.analysis.deep.survey",
     "SurveyResult": "reluid.analysis.deep.survey",
@@ -44,6 +47,7 @@ _EXPORTS = {name: "reluid.api" for name in _API} | {
     "ReluidError": "reluid.errors", "InvalidArgument": "reluid.errors", "InvalidNetwork": "reluid.errors",
     "UnsupportedOperator": "reluid.errors", "NotShallow": "reluid.errors", "CertificateError": "reluid.errors",
     "CheckFailed": "reluid.errors", "OrbitSearchExhausted": "reluid.errors",
+    "IncompatibleNetworks": "reluid.errors",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -26,7 +26,8 @@ __all__ = [
     "load", "save", "parse_network", "generate_json", "read_certificate", "write_certificate",
     "from_torch", "from_sklearn", "as_network",
     "certify", "decide", "check",
-    "equivalent", "canonical_form", "is_canonical", "same_orbit",
+    "equivalent", "canonical_form", "is_canonical", "same_orbit", "align", "alignment_document", "write_alignment",
+    "read_alignment", "check_alignment", "activation_regions",
     "minimal_form", "is_minimal", "zero_factor_reduction", "ominus", "stabilizer",
     "find_flip_set", "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions",
     "run_survey", "prove",
@@ -204,11 +205,97 @@ def check(cert: Certificate, network: Network | None = None):
 # functions and orbits
 # ---------------------------------------------------------------------------
 
-def equivalent(net1: Network | Shallow, net2: Network | Shallow, *, seed: int = 0):
-    """Decide exactly whether two shallow networks compute the same function (an ``Equivalence``)."""
-    from reluid.analysis.shallow.function import equivalent as _equivalent
+def equivalent(net1: Network | Shallow, net2: Network | Shallow, *, seed: int = 0, timeout: float | None = 60.0,
+               max_regions: int | None = 50_000):
+    """Decide exactly whether two networks compute the same function (an ``Equivalence``).
 
-    return _equivalent(_network(net1, "net1"), _network(net2, "net2"), seed=seed)
+    One hidden layer each: the exact function data (Ramakrishnan 2026,
+    Theorems 3 and 4; docs/mathematics.md §1), always decided, with the orbit
+    relation.  Otherwise (any depths; docs/mathematics.md §7,
+    :func:`reluid.analysis.deep.equivalence.equivalent`): the canonical forms
+    layer by layer (same orbit: the element per hidden layer, verified with
+    ``act_layers``), else a distinguishing input found by float probes and
+    decided exactly, else, for small networks, the exact split over joint
+    activation regions (decides both ways within ``timeout`` seconds and
+    ``max_regions`` regions) and a z3 search; ``equal`` is None with the
+    reason when nothing decides.
+
+    Raises
+    ------
+    IncompatibleNetworks
+        When the input or output dimensions differ.
+    """
+    a, b = _network(net1, "net1"), _network(net2, "net2")
+    if a.is_shallow and b.is_shallow:
+        from reluid.analysis.shallow.function import equivalent as _equivalent
+
+        return _equivalent(a, b, seed=seed)
+    from reluid.analysis.deep.equivalence import equivalent as _deep_equivalent
+
+    return _deep_equivalent(a, b, seed=seed, timeout=timeout, max_regions=max_regions)
+
+
+def align(reference: Network | Shallow, other: Network | Shallow):
+    """The exact alignment of ``other`` to ``reference`` (an ``Alignment``; docs/mathematics.md §7).
+
+    When ``other`` lies in the orbit of ``reference``, ``elements`` is the
+    permutation and positive scalings per hidden layer with
+    ``act_layers(elements, other) == reference`` (verified) and ``aligned`` is
+    that network; otherwise ``first_difference`` names the first layer whose
+    canonical rows cannot be matched.  Raises ``IncompatibleNetworks`` when
+    the input or output dimensions differ.
+    """
+    from reluid.analysis.deep.align import align as _align
+
+    return _align(_network(reference, "reference"), _network(other, "other"))
+
+
+def alignment_document(alignment, reference: Network | Shallow, other: Network | Shallow, *,
+                       reference_name: str | None = None, other_name: str | None = None,
+                       aligned_file: str | None = None) -> dict:
+    """The ``reluid.alignment/1`` certificate of an alignment in the same orbit (a JSON-ready dict)."""
+    from reluid.certificates.alignment import alignment_document as _document
+
+    if not getattr(alignment, "same_orbit", False):
+        raise InvalidArgument("only an alignment within one orbit has a certificate")
+    return _document(_network(reference, "reference"), _network(other, "other"), alignment.elements,
+                     reference_name=reference_name, other_name=other_name, aligned_file=aligned_file)
+
+
+def write_alignment(document: dict, path) -> None:
+    """Write a ``reluid.alignment/1`` document."""
+    from reluid.certificates.alignment import write_alignment as _write
+
+    _write(document, path)
+
+
+def read_alignment(path) -> dict:
+    """Read a ``reluid.alignment/1`` document strictly (CertificateError when malformed)."""
+    from reluid.checker.alignment import read_alignment as _read
+
+    return _read(path)
+
+
+def check_alignment(document, reference: Network | Shallow, other: Network | Shallow):
+    """Re-verify an alignment document with the model alone (an ``AlignmentCheck``)."""
+    from reluid.checker.alignment import check_alignment as _check
+
+    return _check(document, _network(reference, "reference"), _network(other, "other"))
+
+
+def activation_regions(nets, *, upto: int | None = None, timeout: float | None = None,
+                       max_regions: int | None = None):
+    """Every nonempty open activation region of one or more networks, exactly (a ``RegionEnumeration``).
+
+    Each region carries a rational point, its defining strict inequalities
+    and the networks' affine pieces on it; dropped sign choices carry Farkas
+    certificates (:mod:`reluid.analysis.deep.regions`, docs/mathematics.md §7).
+    """
+    from reluid.analysis.deep.regions import activation_regions as _regions
+
+    if isinstance(nets, (Network, Shallow)):
+        nets = [nets]
+    return _regions([_network(n) for n in nets], upto=upto, timeout=timeout, max_regions=max_regions)
 
 
 def canonical_form(net: Network | Shallow):

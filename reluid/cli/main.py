@@ -22,7 +22,7 @@ __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_HIDDEN", "EXIT_USAGE", "EXIT
 
 EXIT_OK, EXIT_HIDDEN, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INVALID = 0, 1, 2, 3, 4
 
-COMMANDS = ("certify", "check", "equiv", "minimal", "stabilizer", "conditions", "audit", "prove",
+COMMANDS = ("certify", "check", "equiv", "align", "minimal", "stabilizer", "conditions", "audit", "prove",
             "fundim", "survey")
 
 

@@ -86,23 +86,49 @@ def act(g: GroupElement, theta: Shallow) -> Shallow:
     return g.act(theta)
 
 
+def _act_layer(L: Layer, rows: GroupElement | None, cols: GroupElement | None) -> Layer:
+    """One layer map under ``rows`` (its own neurons) and ``cols`` (the previous layer's), in one pass."""
+    n_out, n_in = L.n_out, L.n_in
+    W: list = [None] * n_out
+    bias: list = [None] * n_out
+    if cols is not None:
+        cp = [s.numerator for s in cols.scale]
+        cq = [s.denominator for s in cols.scale]
+        order = sorted(range(n_in), key=cols.perm.__getitem__)   # new column t is old column order[t]
+    one = Fraction(1)
+    for i, (w, b) in enumerate(zip(L.weight, L.bias)):
+        p, s = (rows.perm[i], rows.scale[i]) if rows is not None else (i, one)
+        if cols is None:
+            row = w if s == 1 else tuple(s * x for x in w)
+        else:
+            P, Q = s.numerator, s.denominator
+            # x · s / c_k = (num(x) · P · den(c_k)) / (den(x) · Q · num(c_k)), one reduction per entry
+            row = tuple(Fraction(w[k].numerator * P * cq[k], w[k].denominator * Q * cp[k]) for k in order)
+        W[p] = row
+        bias[p] = b if s == 1 else s * b
+    return Layer(tuple(W), tuple(bias), n_in)
+
+
 def act_layers(gs: Sequence[GroupElement], net: Network) -> Network:
-    """Apply one group element per hidden layer of a (deep) network."""
+    """Apply one group element per hidden layer of a (deep) network.
+
+    ``gs[l]`` permutes and rescales the neurons of hidden layer l + 1: row i of
+    ``W^{l+1}`` and ``b^{l+1}`` is multiplied by ``scale[i]`` and moved to
+    ``perm[i]``, and column i of ``W^{l+2}`` is divided by ``scale[i]`` and moved
+    to ``perm[i]``.  Each layer map is rewritten once.
+
+    Examples
+    --------
+    >>> net = Network.from_lists([([[1], [2]], [0, 1]), ([[3, 4]], [5])])
+    >>> g = GroupElement((1, 0), (Fraction(2), Fraction(1, 2)))
+    >>> act_layers([g], net).layers[1].weight, act_layers([g], net)([Fraction(1)]) == net([Fraction(1)])
+    (((Fraction(8, 1), Fraction(3, 2)),), True)
+    """
     if len(gs) != len(net.layers) - 1:
         raise InvalidArgument(f"need {len(net.layers) - 1} group elements, got {len(gs)}")
-    layers = list(net.layers)
     for l, g in enumerate(gs):
-        L, N = layers[l], layers[l + 1]
-        if g.n != L.n_out:
-            raise InvalidArgument(f"hidden layer {l + 1} has width {L.n_out}, group element has {g.n}")
-        W = [None] * g.n
-        bb = [None] * g.n
-        cols = [None] * g.n
-        for i, (p, s) in enumerate(zip(g.perm, g.scale)):
-            W[p] = tuple(s * x for x in L.weight[i])
-            bb[p] = s * L.bias[i]
-            cols[p] = tuple(row[i] / s for row in N.weight)
-        layers[l] = Layer(tuple(W), tuple(bb), L.n_in)
-        W2 = tuple(tuple(cols[j][r] for j in range(g.n)) for r in range(N.n_out))
-        layers[l + 1] = Layer(W2, N.bias, g.n)
-    return Network(tuple(layers), name=net.name, description=net.description)
+        if g.n != net.layers[l].n_out:
+            raise InvalidArgument(f"hidden layer {l + 1} has width {net.layers[l].n_out}, group element has {g.n}")
+    layers = tuple(_act_layer(L, gs[l] if l < len(gs) else None, gs[l - 1] if l else None)
+                   for l, L in enumerate(net.layers))
+    return Network(layers, name=net.name, description=net.description)

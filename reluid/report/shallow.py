@@ -1,8 +1,9 @@
-"""Rendering of the shallow algebra: stabilizers and functional equivalence."""
+"""Rendering of the shallow algebra: stabilizers (functional equivalence: :mod:`reluid.report.equivalence`)."""
 
 from __future__ import annotations
 
-from reluid.report.certificate import fmt_q, fmt_vec
+from reluid.report.certificate import fmt_q
+from reluid.report.equivalence import generate_equivalence  # noqa: F401  (rendered there, for every depth)
 
 __all__ = ["generate_stabilizer", "generate_equivalence"]
 
@@ -17,18 +18,3 @@ def generate_stabilizer(st) -> str:
         i, j = [t for t in range(g.n) if g.perm[t] != t]
         lines.append(f"generator diag({fmt_q(g.scale[i])}, {fmt_q(g.scale[j])})({i + 1} {j + 1})")
     return "\n".join(lines) + "\n"
-
-
-def generate_equivalence(eq, name1: str, name2: str) -> str:
-    """An :class:`~reluid.analysis.shallow.function.Equivalence` as ``reluid equiv`` prints it."""
-    if eq.equal:
-        lines = ["equal functions"]
-        if eq.same_orbit:
-            g = eq.orbit
-            lines.append(f"same H_n-orbit: g·θ1 = θ2 with permutation {list(g.perm)} and scalings "
-                         f"{fmt_vec(g.scale)}")
-        else:
-            lines.append("different H_n-orbits: a hidden symmetry relates them")
-        return "\n".join(lines) + "\n"
-    return "\n".join(["different functions", f"x = {fmt_vec(eq.input)}", f"{name1}(x) = {fmt_vec(eq.outputs[0])}",
-                      f"{name2}(x) = {fmt_vec(eq.outputs[1])}"]) + "\n"

@@ -37,7 +37,8 @@ from reluid.model.network import Network
 from reluid.smt.solver import SolverConfig, check, isolated, make_solver, rational_to_z3, z3_to_rational
 from reluid.verdicts import Outcome
 
-__all__ = ["Condition", "InputSearch", "find_input", "encode_preactivations", "RELATIONS"]
+__all__ = ["Condition", "InputSearch", "find_input", "encode_preactivations", "RELATIONS", "DifferenceSearch",
+           "find_difference"]
 
 #: The sign conditions a :class:`Condition` may impose on a pre-activation.
 RELATIONS = (">0", ">=0", "<0", "<=0", "=0", "!=0")
@@ -177,3 +178,78 @@ def find_input(net: Network, conditions: Sequence[Condition],
     if not all(c.holds(pre[c.layer - 1][c.neuron]) for c in conditions):
         return InputSearch(Outcome.UNKNOWN, conditions, reason="z3 model failed exact re-evaluation", solver=desc)
     return InputSearch(Outcome.FOUND, conditions, point=point, solver=desc)
+
+
+# ---------------------------------------------------------------------------
+# an input where two networks differ
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class DifferenceSearch:
+    """Answer to "is there an x with net_a(x) != net_b(x)?".
+
+    FOUND: ``point`` is an exact rational x at which the exact outputs differ
+    (re-evaluated); NONE: z3 reports none (resting on z3, never an exact
+    proof); UNKNOWN: ``reason``.
+    """
+
+    outcome: Outcome
+    point: tuple[Fraction, ...] | None = None
+    reason: str | None = None
+    solver: Mapping = field(default_factory=lambda: MappingProxyType({}))
+
+
+def _encode_outputs(net: Network, xs, prefix: str, solver: "z3.Solver"):
+    h = xs
+    for l, L in enumerate(net.layers, 1):
+        zl = []
+        for j, (row, b) in enumerate(zip(L.weight, L.bias)):
+            terms = [rational_to_z3(w) * v for w, v in zip(row, h) if w != 0]
+            expr = z3.Sum(*terms) + rational_to_z3(b) if terms else rational_to_z3(b)
+            z = z3.Real(f"{prefix}_{l}_{j}")
+            solver.add(z == expr)
+            zl.append(z)
+        h = tuple(z3.If(z > 0, z, z3.RealVal(0)) for z in zl) if l < net.depth else tuple(zl)
+    return h
+
+
+@isolated
+def find_difference(net_a: Network, net_b: Network,
+                    config: SolverConfig = SolverConfig(logic="QF_LRA")) -> DifferenceSearch:
+    """Search for an input where two networks with the same input and output sizes differ.
+
+    A model is read back exactly and both networks are re-evaluated exactly
+    at it; only then is it FOUND.
+
+    Examples
+    --------
+    >>> a = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, 1]], [0]), ([[1]], [0])])    # |x|
+    >>> b = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, 1]], [0]), ([[1]], [-1])])   # |x| - 1
+    >>> r = find_difference(a, b); r.outcome.value, a(r.point) != b(r.point)
+    ('found', True)
+    >>> find_difference(a, a).outcome.value
+    'none'
+    """
+    if net_a.input_dim != net_b.input_dim or net_a.output_dim != net_b.output_dim:
+        raise InvalidArgument("find_difference needs networks with the same input and output sizes")
+    solver = make_solver(config)
+    xs = tuple(z3.Real(f"x_{k}") for k in range(net_a.input_dim))
+    ya = _encode_outputs(net_a, xs, "a", solver)
+    yb = _encode_outputs(net_b, xs, "b", solver)
+    solver.add(z3.Or(*[p != q for p, q in zip(ya, yb)]))
+    out = check(solver, config)
+    desc = MappingProxyType(config.describe())
+    if out.outcome is Outcome.NONE:
+        return DifferenceSearch(Outcome.NONE, solver=desc)
+    if out.outcome is Outcome.UNKNOWN:
+        return DifferenceSearch(Outcome.UNKNOWN, reason=out.reason or "unknown", solver=desc)
+    point = []
+    for x in xs:
+        try:
+            point.append(z3_to_rational(out.model.eval(x, model_completion=True)))
+        except ValueError as e:
+            return DifferenceSearch(Outcome.UNKNOWN, reason=f"model not rational: {e}", solver=desc)
+    point = tuple(point)
+    if net_a(point) == net_b(point):
+        return DifferenceSearch(Outcome.UNKNOWN, reason="z3 model failed exact re-evaluation", solver=desc)
+    return DifferenceSearch(Outcome.FOUND, point=point, solver=desc)

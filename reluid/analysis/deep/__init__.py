@@ -2,6 +2,12 @@
 
 * :mod:`~reluid.analysis.deep.orbit` -- canonical form and membership of the
   orbits of the obvious symmetries (any depth);
+* :mod:`~reluid.analysis.deep.align` -- exact alignment: canonical rows layer by
+  layer, the element carrying one network onto another, or the first layer
+  that differs;
+* :mod:`~reluid.analysis.deep.regions` -- exact activation regions (rational
+  points, Farkas certificates for the empty cells);
+* :mod:`~reluid.analysis.deep.equivalence` -- functional equality at any depth;
 * :mod:`~reluid.analysis.deep.mechanisms` -- exact detection of dead,
   always-active, never co-active, layer-flip, zero-outgoing and proportional
   mechanisms (Section 5) with witnesses θ′;
@@ -12,12 +18,16 @@
 * :mod:`~reluid.analysis.deep.survey` -- the Figure 6 survey.
 """
 
+from reluid.analysis.deep.align import Alignment, align
 from reluid.analysis.deep.decide import DeepDecision, decide_deep
+from reluid.analysis.deep.equivalence import equivalent
 from reluid.analysis.deep.fundim import FunDimResult, functional_dimension, upper_bound
 from reluid.analysis.deep.mechanisms import Activity, Mechanism, MechanismReport, detect_mechanisms, layer_flip_sets
 from reluid.analysis.deep.orbit import canonical_form, is_canonical, same_orbit
+from reluid.analysis.deep.regions import RegionEnumeration, activation_regions, arrangement, strict_feasibility
 from reluid.analysis.deep.survey import SurveyConfig, SurveyRecord, SurveyResult, run_survey, wilson_interval
 
 __all__ = ["DeepDecision", "decide_deep", "FunDimResult", "functional_dimension", "upper_bound", "Activity",
            "Mechanism", "MechanismReport", "detect_mechanisms", "layer_flip_sets", "canonical_form", "is_canonical",
-           "same_orbit", "SurveyConfig", "SurveyRecord", "SurveyResult", "run_survey", "wilson_interval"]
+           "same_orbit", "SurveyConfig", "SurveyRecord", "SurveyResult", "run_survey", "wilson_interval", "Alignment",
+           "align", "equivalent", "RegionEnumeration", "activation_regions", "arrangement", "strict_feasibility"]

@@ -164,20 +164,45 @@ def function_data(theta: Shallow | Network) -> FunctionData:
 
 @dataclass(frozen=True, slots=True)
 class Equivalence:
-    """Result of :func:`equivalent`.
+    """Result of :func:`equivalent` (one hidden layer) and of
+    :func:`reluid.analysis.deep.equivalence.equivalent` (any depth).
 
-    ``equal`` is the decision.  When the functions differ, ``input`` is a
-    rational point with ``outputs[0] != outputs[1]``; when they are equal,
-    ``orbit`` is the group element g with g·θ1 = θ2 if the parameters lie in
-    the same H_n-orbit (None otherwise, or when hidden widths differ).
+    Attributes
+    ----------
+    equal : bool or None
+        The decision; None (deep networks only) when it could not be made,
+        with the reason in ``reason``.
+    input, outputs : optional
+        When the functions differ: a rational point x and the two exact
+        outputs, ``outputs[0] != outputs[1]``.
+    same_orbit : bool or None
+        Whether the parameters lie in one orbit of the obvious symmetries
+        (False when the architectures differ; None when not decided).
+    orbit : optional
+        When ``same_orbit``: the group element g with g·θ1 = θ2, a
+        :class:`~reluid.model.symmetry.GroupElement` for one hidden layer and a
+        tuple of them (one per hidden layer, ``act_layers(g, net1) == net2``)
+        for deeper networks.
+    reason : str
+    first_difference : int or None
+        Deep networks in different orbits: the first layer map (1-based; the
+        depth means the output layer) whose canonical rows cannot be matched.
+    method : str
+        How ``equal`` was decided (``"function data"``, ``"orbit"``,
+        ``"float search"``, ``"region split"``, ``"z3 search"``, ...).
+    regions : int or None
+        The number of joint activation regions compared, for the region split.
     """
 
-    equal: bool
+    equal: bool | None
     input: Vec | None = None
     outputs: tuple[Vec, Vec] | None = None
     same_orbit: bool | None = None
     orbit: object = None
     reason: str = ""
+    first_difference: int | None = None
+    method: str = "function data"
+    regions: int | None = None
 
 
 def _shallow(x) -> Shallow:

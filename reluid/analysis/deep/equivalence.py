@@ -1,0 +1,293 @@
+"""Exact equivalence of ReLU networks of any depth (docs/mathematics.md §7).
+
+:func:`equivalent` decides whether two networks with the same input and
+output sizes compute the same function, in phases that stop at the first
+answer:
+
+1. **orbit** (same architecture): :func:`reluid.analysis.deep.align.align`
+   compares the canonical forms layer by layer; in one orbit, the element g
+   with ``act_layers(g, net1) == net2`` is returned, verified exactly.
+2. **search**: float64 forward passes at many points (Gaussian points at
+   three scales and points next to the layer-1 hyperplanes of both networks)
+   rank candidates by how far the float outputs differ; the best ones are
+   evaluated exactly (integer matrix products over a common denominator), and
+   a point where the exact outputs differ is returned.  Floats only choose.
+3. **region split** (small networks): the joint activation regions of both
+   networks are enumerated exactly (:mod:`reluid.analysis.deep.regions`); on
+   each both networks are affine, so the functions are equal iff the affine
+   maps agree on every region, and a region where they differ gives an exact
+   distinguishing point.  This decides both ways.
+4. **z3** (small networks, only when the region split ran out of budget):
+   a model is re-checked exactly; z3's "no such input" is not taken as a proof.
+
+Otherwise the answer is ``equal=None`` with the reason.  The result is the
+:class:`~reluid.analysis.shallow.function.Equivalence` of the shallow module,
+with ``orbit`` a tuple of group elements (one per hidden layer).
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Sequence
+
+import flint
+import numpy as np
+
+from reluid.analysis.deep.align import align, integer_layer
+from reluid.analysis.deep.regions import RegionWalk, evaluate_row
+from reluid.analysis.shallow.function import Equivalence
+from reluid.errors import IncompatibleNetworks, InvalidArgument
+from reluid.model.network import Network
+
+__all__ = ["equivalent", "search_difference", "ExactEvaluator", "REGION_SPLIT_LIMITS", "Z3_LIMIT"]
+
+#: The region split is tried when the input dimension and the total number of
+#: hidden neurons of both networks are at most these.
+REGION_SPLIT_LIMITS = (16, 128)
+#: z3 is asked when both networks have at most this many hidden neurons together.
+Z3_LIMIT = 64
+_BITS = 20          # candidate points are multiples of 2^-20
+
+
+class ExactEvaluator:
+    """Exact outputs of a network at many rational points at once (integer matrix products).
+
+    Every layer is held as an integer matrix over one common denominator
+    (python-flint ``fmpz_mat``); the points are integer numerators over one
+    denominator.  Results are exact Fractions.
+
+    Examples
+    --------
+    >>> net = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, 1]], [0])])
+    >>> ExactEvaluator(net).outputs([[-3], [1]], 2)
+    [(Fraction(3, 2),), (Fraction(1, 2),)]
+    """
+
+    __slots__ = ("layers", "input_dim")
+
+    def __init__(self, net: Network):
+        self.input_dim = net.input_dim
+        self.layers = []
+        for L in net.layers:
+            rows, D = integer_layer(L)
+            self.layers.append((flint.fmpz_mat([r[:-1] for r in rows]) if rows and L.n_in else None,
+                                [r[-1] for r in rows], D, L.n_in))
+
+    def outputs(self, points: Sequence[Sequence[int]], den: int) -> list[tuple[Fraction, ...]]:
+        """The outputs at ``points[p] / den`` (integer numerators)."""
+        K = len(points)
+        H = flint.fmpz_mat(self.input_dim, K, [int(points[p][k]) for k in range(self.input_dim) for p in range(K)])
+        dh = den
+        vals: list[list[int]] = []
+        last = len(self.layers) - 1
+        for idx, (W, bias, D, n_in) in enumerate(self.layers):
+            n_out = len(bias)
+            if W is None:
+                vals = [[b * dh] * K for b in bias]
+            else:
+                e = (W * H).entries()
+                vals = [[int(e[k * K + p]) + bias[k] * dh for p in range(K)] for k in range(n_out)]
+            dh *= D
+            if idx < last:
+                vals = [[v if v > 0 else 0 for v in row] for row in vals]
+                H = flint.fmpz_mat(n_out, K, [v for row in vals for v in row])
+        return [tuple(Fraction(vals[k][p], dh) for k in range(len(vals))) for p in range(K)]
+
+
+def _float_layers(net: Network):
+    return [(np.array([[float(x) for x in r] for r in L.weight], dtype=np.float64).reshape(L.n_out, L.n_in),
+             np.array([float(x) for x in L.bias], dtype=np.float64)) for L in net.layers]
+
+
+def _forward(layers, X: np.ndarray) -> np.ndarray:
+    for W, b in layers[:-1]:
+        X = np.maximum(X @ W.T + b, 0.0)
+    W, b = layers[-1]
+    return X @ W.T + b
+
+
+def _candidates(fa, fb, n0: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """Gaussian points at three scales and points on both sides of the layer-1 hyperplanes."""
+    parts = [rng.standard_normal((count // 4, n0)) * s for s in (1.0, 10.0, 0.1)]
+    hyper = []
+    for layers in (fa, fb):
+        W, b = layers[0]
+        live = np.flatnonzero(np.abs(W).sum(axis=1) > 0)
+        if live.size == 0:
+            continue
+        k = count // 8
+        j = rng.choice(live, k)
+        a, c = W[j], b[j]
+        y = rng.standard_normal((k, n0))
+        aa = (a * a).sum(axis=1)
+        x0 = y - (((a * y).sum(axis=1) + c) / aa)[:, None] * a
+        unit = a / np.sqrt(aa)[:, None]
+        delta = (10.0 ** -rng.integers(1, 5, k))[:, None] * (1 + np.abs(x0).max(axis=1))[:, None]
+        sign = rng.choice([-1.0, 1.0], k)[:, None]
+        hyper.append(x0 + sign * delta * unit)
+    X = np.vstack(parts + hyper)
+    X = np.clip(X, -1e6, 1e6)
+    return np.rint(X * (1 << _BITS))
+
+
+def search_difference(a: Network, b: Network, *, seed: int = 0, probes: int | None = None, exact_checks: int = 16):
+    """A rational x with a(x) != b(x), found by float probes and decided exactly, or None.
+
+    Returns ``(x, a(x), b(x), probes)`` (x and the outputs exact) or ``(None, None, None, probes)``.
+    """
+    n0 = a.input_dim
+    if probes is None:  # about 2·10⁸ multiply-adds per network
+        probes = int(min(4096, max(64, 2e8 / max(1, a.n_params + b.n_params))))
+    rng = np.random.default_rng(seed)
+    fa, fb = _float_layers(a), _float_layers(b)
+    Xi = _candidates(fa, fb, n0, probes, rng)
+    X = Xi / float(1 << _BITS)
+    with np.errstate(all="ignore"):
+        ya, yb = _forward(fa, X), _forward(fb, X)
+        scale = 1.0 + np.maximum(np.abs(ya).max(axis=1), np.abs(yb).max(axis=1))
+        score = np.abs(ya - yb).max(axis=1) / scale
+    score = np.nan_to_num(score, nan=np.inf)
+    order = np.argsort(-score, kind="stable")
+    top = list(order[: exact_checks // 2])
+    rest = [i for i in rng.permutation(len(Xi))[: exact_checks] if i not in set(top)][: exact_checks - len(top)]
+    chosen = top + rest
+    pts = [[int(v) for v in Xi[i]] for i in chosen]
+    den = 1 << _BITS
+    outs_a = ExactEvaluator(a).outputs(pts, den)
+    outs_b = ExactEvaluator(b).outputs(pts, den)
+    for p, oa, ob in zip(pts, outs_a, outs_b):
+        if oa != ob:
+            return tuple(Fraction(v, den) for v in p), oa, ob, len(Xi)
+    return None, None, None, len(Xi)
+
+
+def _point_where_maps_differ(region, oa, ob) -> tuple[Fraction, ...]:
+    """A point of the region where the affine maps ``oa`` and ``ob`` (rows) take different values."""
+    p = region.point
+    if any(evaluate_row(r, p) != evaluate_row(s, p) for r, s in zip(oa, ob)):
+        return p
+    t = next(t for t in range(len(p)) if any(r[t] != s[t] for r, s in zip(oa, ob)))
+    eps = Fraction(1)
+    for r in region.inequalities:
+        if r[t] < 0:
+            eps = min(eps, evaluate_row(r, p) / -r[t])
+    return tuple(v + eps / 2 if i == t else v for i, v in enumerate(p))
+
+
+def equivalent(a: Network, b: Network, *, seed: int = 0, timeout: float | None = 60.0,
+               max_regions: int | None = 50_000, probes: int | None = None) -> Equivalence:
+    """Decide whether two networks of any depth compute the same function (docs/mathematics.md §7).
+
+    Parameters
+    ----------
+    a, b : Network
+        The same input and output dimensions; depths and widths may differ.
+    seed : int
+        Seed of the float probes (their answers are decided exactly).
+    timeout : float or None
+        Seconds for the region split and z3 together.
+    max_regions : int or None
+        Budget of the region split.
+    probes : int, optional
+        Number of float probes (default: by size).
+
+    Returns
+    -------
+    Equivalence
+        ``equal`` True (same orbit, with the per-layer elements; or equal
+        affine maps on every joint region), False (with an exact
+        distinguishing input and both outputs) or None (with the reason).
+
+    Raises
+    ------
+    IncompatibleNetworks
+        When the input or output dimensions differ.
+
+    Examples
+    --------
+    >>> a = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, 1]], [0]), ([[1]], [0])])     # |x|
+    >>> b = Network.from_lists([([[-1], [1]], [0, 0]), ([[1, 1]], [0]), ([[1]], [0])])     # |x|, neurons swapped
+    >>> eq = equivalent(a, b); eq.equal, eq.same_orbit, [g.perm for g in eq.orbit]
+    (True, True, [(1, 0), (0,)])
+    >>> c = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, 2]], [0]), ([[1]], [0])])     # σ(x) + 2σ(-x)
+    >>> eq = equivalent(a, c); eq.equal, eq.first_difference, a(eq.input) != c(eq.input)
+    (False, 2, True)
+    >>> d = Network.from_lists([([[1], [-1], [1]], [0, 0, -1]), ([[1, 1, 0]], [0]), ([[1]], [0])])  # a dead-end neuron
+    >>> eq = equivalent(a, d); eq.equal, eq.same_orbit, eq.method
+    (True, False, 'region split')
+    """
+    if not isinstance(a, Network) or not isinstance(b, Network):
+        raise InvalidArgument("equivalent expects two Networks")
+    if (a.input_dim, a.output_dim) != (b.input_dim, b.output_dim):
+        raise IncompatibleNetworks(a.architecture, b.architecture)
+    start = time.monotonic()
+    deadline = None if timeout is None else start + timeout
+    same_arch = a.architecture == b.architecture
+    orbit_note = "different architectures"
+    first = None
+    same = False
+    if same_arch:
+        al = align(b, a)                 # act_layers(g, a) == b
+        if al.same_orbit:
+            return Equivalence(True, same_orbit=True, orbit=al.elements, method="orbit",
+                               reason="same orbit: " + al.reason.replace("other", "net1").replace("reference", "net2"))
+        same = al.same_orbit          # False, or None when the tie search ran out
+        first = al.first_difference
+        orbit_note = al.reason
+    x, ya, yb, n_probes = search_difference(a, b, seed=seed, probes=probes)
+    if x is not None:
+        return Equivalence(False, input=x, outputs=(ya, yb), same_orbit=False if same is not None else None,
+                           first_difference=first, method="float search",
+                           reason=f"the exact outputs differ at a point chosen by {n_probes} float probes; "
+                                  f"orbits: {orbit_note}")
+    notes = [f"no distinguishing input among {n_probes} float probes"]
+    n0_max, neuron_max = REGION_SPLIT_LIMITS
+    neurons = sum(a.hidden_widths) + sum(b.hidden_widths)
+    region_done = False
+    if a.input_dim <= n0_max and neurons <= neuron_max:
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        walk = RegionWalk((a, b), timeout=left, max_regions=max_regions, keep_empty=False)
+        for region in walk:
+            oa, ob = region.output(0), region.output(1)
+            if oa != ob:
+                x = _point_where_maps_differ(region, oa, ob)
+                ya, yb = a(x), b(x)
+                if ya == yb:  # pragma: no cover - the point lies in a region where the maps differ
+                    raise AssertionError("region split: the point does not distinguish")
+                return Equivalence(False, input=x, outputs=(ya, yb), same_orbit=False if same is not None else None,
+                                   first_difference=first, method="region split", regions=len(walk.regions),
+                                   reason=f"the affine maps differ on a joint activation region (found after "
+                                          f"{len(walk.regions)} regions); orbits: {orbit_note}")
+        if walk.complete:
+            return Equivalence(True, same_orbit=False if same is not None else None, first_difference=first,
+                               method="region split", regions=len(walk.regions),
+                               reason=f"the affine maps agree on all {len(walk.regions)} joint activation regions "
+                                      f"({walk.lps} exact LPs); orbits: {orbit_note}")
+        notes.append(f"region split {walk.reason}")
+        region_done = True
+    else:
+        notes.append(f"too large for the exact region split (input dimension {a.input_dim}, {neurons} hidden "
+                     f"neurons; limits {n0_max} and {neuron_max})")
+    if neurons <= Z3_LIMIT:
+        left = 30.0 if deadline is None else deadline - time.monotonic()
+        if left >= 1:
+            from reluid.smt.deep import find_difference
+            from reluid.smt.solver import SolverConfig
+            from reluid.verdicts import Outcome
+
+            res = find_difference(a, b, SolverConfig(seed=seed, timeout_ms=int(left * 1000), logic="QF_LRA"))
+            if res.outcome is Outcome.FOUND:
+                x = res.point
+                return Equivalence(False, input=x, outputs=(a(x), b(x)),
+                                   same_orbit=False if same is not None else None, first_difference=first,
+                                   method="z3 search", reason=f"z3 found the input, checked exactly; orbits: "
+                                                              f"{orbit_note}")
+            if res.outcome is Outcome.NONE:
+                notes.append("z3 reports no distinguishing input (unsat; not an exact proof, so not a verdict)")
+            else:
+                notes.append(f"z3: unknown ({res.reason})")
+        elif region_done:
+            notes.append("no time left for z3")
+    return Equivalence(None, same_orbit=False if same is not None else None, first_difference=first,
+                       method="undecided", reason="; ".join(notes) + f"; orbits: {orbit_note}")
