@@ -247,6 +247,9 @@ def from_json(text: str | bytes) -> Certificate:
     if isinstance(d, dict) and d.get("format") == "reluid.certificate/1":
         raise CertificateError("a reluid.certificate/1 file (claims with trust labels, which the checker no longer "
                                "reads): certify the network again")
+    if isinstance(d, dict) and d.get("format") == "reluid.alignment/1":
+        raise CertificateError("an alignment certificate (reluid.alignment/1): re-verify it with "
+                               "`reluid align --verify CERT A B`")
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise CertificateError(f"not a {FORMAT} certificate (format field is {d.get('format') if isinstance(d, dict) else None!r})")
     try:

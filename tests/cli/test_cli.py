@@ -99,6 +99,9 @@ def test_missing_file_and_bad_certificate(tmp_path):
     p.write_text('{"format": "reluid.certificate/1", "verdict": 0.5}')
     code, _, err = run("check", str(p))
     assert code == 4 and err.count("\n") == 1
+    p.write_text('{"format": "reluid.alignment/1"}')
+    code, _, err = run("check", str(p))
+    assert code == 4 and err.count("\n") == 1 and "reluid align --verify" in err
 
 
 def test_audit_reports(tmp_path):
