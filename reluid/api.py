@@ -194,11 +194,17 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
     return certificate_from_deep_decision(d, embed=embed)
 
 
-def check(cert: Certificate, network: Network | None = None):
-    """Re-verify a certificate with the independent checker (no z3, no search code); a :class:`CheckReport`."""
-    from reluid.checker.check import check_certificate
+def check(cert: Certificate, network: Network | None = None, *, work_limit: int | None = None):
+    """Re-verify a certificate with the independent checker (no z3, no search code); a :class:`CheckReport`.
 
-    return check_certificate(cert, network)
+    ``work_limit`` bounds the checker's work over the whole certificate (default
+    ``reluid.checker.registry.WORK_LIMIT`` steps); a claim past it is reported as
+    not re-verified.
+    """
+    from reluid.checker.check import check_certificate
+    from reluid.checker.registry import WORK_LIMIT
+
+    return check_certificate(cert, network, work_limit=WORK_LIMIT if work_limit is None else work_limit)
 
 
 # ---------------------------------------------------------------------------

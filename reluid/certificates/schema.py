@@ -31,7 +31,7 @@ from typing import Any, Mapping
 from reluid.errors import CertificateError, InvalidNetwork, ReluidError
 from reluid.model.network import Layer, Network
 from reluid.model.jsondata import freeze, thaw
-from reluid.model.rational import parse_rational
+from reluid.model.rational import parse_canonical
 from reluid.verdicts import Verdict
 
 __all__ = ["FORMAT", "Verdict", "ClaimKind", "Claim", "Witness", "Certificate", "to_json", "from_json",
@@ -87,12 +87,9 @@ def q(x) -> Fraction:
         return Fraction(x)
     if isinstance(x, str):
         try:
-            v = parse_rational(x)
-        except ReluidError:
-            raise CertificateError(f"not a rational: {x!r}") from None
-        if "/" in x and f"{v.numerator}/{v.denominator}" != x.replace(" ", ""):
-            raise CertificateError(f"rational not in lowest terms: {x!r}")
-        return v
+            return parse_canonical(x)
+        except ReluidError as e:
+            raise CertificateError(str(e)) from None
     raise CertificateError(f"expected an integer or 'p/q' string, got {type(x).__name__} {x!r}")
 
 
@@ -203,12 +200,35 @@ def to_json(cert: Certificate, indent: int | None = 1) -> str:
     return text + "\n"
 
 
-def _reject_float(text):
-    raise CertificateError(f"JSON float {text} in certificate; numbers must be integers or 'p/q' strings")
+def _reject_float(text, what="certificate"):
+    raise CertificateError(f"JSON float {text} in {what}; numbers must be integers or 'p/q' strings")
 
 
 def _reject_constant(text):
     raise CertificateError(f"JSON constant {text} in certificate")
+
+
+def _unique_keys(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise CertificateError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
+def strict_json(text: str | bytes, what: str):
+    """``json.loads`` for reluid's exact documents: no floats, NaN or duplicate keys; one clear error otherwise."""
+    try:
+        return json.loads(text, parse_float=lambda t: _reject_float(t, what), parse_constant=_reject_constant,
+                          object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as e:
+        raise CertificateError(f"not valid JSON ({e.msg} at line {e.lineno})") from None
+    except RecursionError:
+        raise CertificateError("JSON nested too deeply") from None
+    except ValueError as e:      # integers beyond CPython's digit limit, invalid UTF-8
+        why = "an integer with more than 4300 digits" if "digits" in str(e) else str(e)[:80]
+        raise CertificateError(f"unreadable JSON ({why})") from None
 
 
 def _need(d, key, typ, where):
@@ -240,10 +260,7 @@ def network_from_dict(d, where="network") -> Network:
 
 def from_json(text: str | bytes) -> Certificate:
     """Parse a certificate strictly (no floats, exact rationals, known verdicts)."""
-    try:
-        d = json.loads(text, parse_float=_reject_float, parse_constant=_reject_constant)
-    except json.JSONDecodeError as e:
-        raise CertificateError(f"not valid JSON ({e.msg} at line {e.lineno})") from None
+    d = strict_json(text, "certificate")
     if isinstance(d, dict) and d.get("format") == "reluid.certificate/1":
         raise CertificateError("a reluid.certificate/1 file (claims with trust labels, which the checker no longer "
                                "reads): certify the network again")

@@ -12,13 +12,12 @@ whose claim is false is *rejected*.
 from __future__ import annotations
 
 import json
-import math
-import re
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Mapping
 
+from reluid.certificates.schema import strict_json
 from reluid.errors import CertificateError, InvalidArgument
+from reluid.model.rational import parse_canonical
 from reluid.model.network import Network
 from reluid.model.symmetry import GroupElement, act_layers
 
@@ -26,7 +25,6 @@ __all__ = ["AlignmentCheck", "parse_alignment", "read_alignment", "check_alignme
 
 FORMAT = "reluid.alignment/1"
 MAX_BYTES = 1 << 28
-_RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,25 +40,9 @@ class AlignmentCheck:
         return 0 if self.valid else 1
 
 
-def _unique(pairs):
-    out = {}
-    for k, v in pairs:
-        if k in out:
-            raise CertificateError(f"duplicate key {k!r}")
-        out[k] = v
-    return out
-
-
-def _no_float(text):
-    raise CertificateError(f"JSON float {text} in an alignment document; numbers are integers or 'p/q' strings")
-
-
 def parse_alignment(text: str) -> dict:
     """Parse the JSON text strictly (no floats, no NaN, no duplicate keys) and check its shape."""
-    try:
-        doc = json.loads(text, parse_float=_no_float, parse_constant=_no_float, object_pairs_hook=_unique)
-    except json.JSONDecodeError as e:
-        raise CertificateError(f"not JSON: {e}") from None
+    doc = strict_json(text, "an alignment document")
     if not isinstance(doc, dict):
         raise CertificateError("an alignment document is a JSON object")
     if doc.get("format") != FORMAT:
@@ -80,13 +62,13 @@ def parse_alignment(text: str) -> dict:
         perm, scale = entry.get("perm"), entry.get("scale")
         if not isinstance(perm, list) or not all(type(p) is int for p in perm):
             raise CertificateError(f"layer {i}: 'perm' must be a list of integers")
-        if not isinstance(scale, list) or not all(isinstance(s, str) and _RATIONAL.match(s) for s in scale):
+        if not isinstance(scale, list) or not all(isinstance(s, str) for s in scale):
             raise CertificateError(f"layer {i}: 'scale' must be a list of 'p/q' strings")
         for s in scale:
-            if "/" in s:
-                p, q = (int(t) for t in s.split("/"))
-                if q == 1 or math.gcd(p, q) != 1:
-                    raise CertificateError(f"layer {i}: scale {s!r} is not in lowest terms")
+            try:
+                parse_canonical(s)
+            except InvalidArgument as e:
+                raise CertificateError(f"layer {i}: scale {e}") from None
     return doc
 
 
@@ -113,6 +95,7 @@ def check_alignment(doc: Mapping | str, reference: Network, other: Network) -> A
     Examples
     --------
     >>> net = Network.from_lists([([[1], [2]], [0, 1]), ([[1, 1]], [0])])
+    >>> from fractions import Fraction
     >>> g = GroupElement((1, 0), (Fraction(3), Fraction(1, 2)))
     >>> other = act_layers([g], net)
     >>> doc = {"format": FORMAT, "reference": {"sha256": net.sha256()}, "other": {"sha256": other.sha256()},
@@ -142,7 +125,7 @@ def check_alignment(doc: Mapping | str, reference: Network, other: Network) -> A
     gs = []
     for entry, n in zip(layers, other.hidden_widths):
         try:
-            g = GroupElement(tuple(entry["perm"]), tuple(Fraction(s) for s in entry["scale"]))
+            g = GroupElement(tuple(entry["perm"]), tuple(parse_canonical(s) for s in entry["scale"]))
         except InvalidArgument as e:
             return AlignmentCheck(False, f"layer {entry['layer']}: not a permutation with positive scalings ({e})")
         if g.n != n:

@@ -47,7 +47,7 @@ from reluid.checker import deep as _deep
 from reluid.checker import flipsets as _flipsets  # noqa: F401  (registers its verifiers)
 from reluid.checker import patterns as _patterns  # noqa: F401
 from reluid.checker import shallow as _shallow
-from reluid.checker.registry import VERIFIERS, Context
+from reluid.checker.registry import VERIFIERS, WORK_LIMIT, Budget, Context, WorkLimit
 from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Network
 from reluid.verdicts import Verdict
@@ -61,7 +61,7 @@ INFORMATION = "information verified"   # a side fact, re-verified
 NOT_REVERIFIED = "not re-verified"     # a kind the checker does not know: nothing is taken from it
 FAILED = "failed"
 
-_MALFORMED = (ReluidError, KeyError, TypeError, ValueError, IndexError, ZeroDivisionError, AttributeError)
+_MALFORMED = (ReluidError, KeyError, TypeError, ValueError, IndexError, ArithmeticError, AttributeError, RecursionError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,11 +96,11 @@ class _Rejected(Exception):
         super().__init__(reason)
 
 
-def _verify(claim, net: Network, verifier=None) -> str:
+def _verify(claim, net: Network, verifier=None, budget: Budget | None = None) -> str:
     """Run a verifier on a claim's evidence; raise CheckFailed with a one-line reason on any defect."""
     verifier = verifier or VERIFIERS[str(claim.kind)]
     try:
-        return verifier(claim.evidence, Context(net, claim.id))
+        return verifier(claim.evidence, Context(net, claim.id, budget or Budget()))
     except CheckFailed:
         raise
     except _MALFORMED as e:
@@ -226,9 +226,16 @@ def _witness_verifier(cert: Certificate):
 # the entry point
 # ---------------------------------------------------------------------------
 
-def check_certificate(cert: Certificate, network: Network | None = None) -> CheckReport:
-    """Re-verify ``cert`` against ``network`` (or the embedded copy) with the checker's own rules."""
+def check_certificate(cert: Certificate, network: Network | None = None, *,
+                      work_limit: int = WORK_LIMIT) -> CheckReport:
+    """Re-verify ``cert`` against ``network`` (or the embedded copy) with the checker's own rules.
+
+    ``work_limit`` bounds the work all claims together may ask for (steps of the
+    checker's longest loops); a claim past it is reported as not re-verified and
+    nothing is taken from it.
+    """
     ledger = _Ledger(cert)
+    budget = Budget(work_limit)
     net = network if network is not None else cert.network
     if net is None:
         return ledger.report(False, "", "no network: pass --network or embed it in the certificate")
@@ -250,7 +257,9 @@ def check_certificate(cert: Certificate, network: Network | None = None) -> Chec
                                                "from it")
             continue
         try:
-            ledger.mark(claim, INFORMATION, _verify(claim, net, verifier))
+            ledger.mark(claim, INFORMATION, _verify(claim, net, verifier, budget))
+        except WorkLimit as e:
+            ledger.mark(claim, NOT_REVERIFIED, f"{e.reason}: nothing is taken from it")
         except CheckFailed as e:
             ledger.mark(claim, FAILED, e.reason)
             return ledger.report(False, "", f"claim {claim.id} ({claim.kind}) is false: {e.reason}")

@@ -101,8 +101,8 @@ def _points(ctx, evidence, key, n0) -> tuple[tuple[Fraction, ...], ...]:
 
 def _prime(ctx, evidence) -> int:
     p = _int(ctx, evidence, "prime")
-    if p < 3 or not flint.fmpz(p).is_prime():
-        fail(ctx, f"{p} is not an odd prime")
+    if not 3 <= p < 2**63 or not flint.fmpz(p).is_prime():
+        fail(ctx, f"{p} is not an odd prime below 2^63")
     return p
 
 

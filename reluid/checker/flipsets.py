@@ -51,7 +51,7 @@ from flint import fmpz_mat, nmod_mat
 
 from reluid.certificates.schema import q
 from reluid.certificates.schema import ClaimKind
-from reluid.checker.registry import Context, fail, verifies
+from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.errors import CertificateError, ReluidError
 
 __all__ = ["ENUMERATE_LIMIT", "MITM_LIMIT", "verify_flip_set", "verify_no_flip_set", "flip_sets_of",
@@ -303,6 +303,8 @@ def _lattice(ev, ctx, theta, sink):
 def _enumerate(ev, ctx, theta, sink):
     n, km = theta.n, theta.k * theta.m
     p = _prime(ctx, theta, ev["p"])
+    if p < 2**30:
+        fail(ctx, f"enumeration needs a prime above 2^30, not {p} (a small prime makes every point a candidate)")
     rows = _indices(ctx, ev["rows"], km, "rows")
     R, rank = _rows_mod(theta, rows, p).rref() if rows else (None, 0)
     pivots, c = [], 0
@@ -314,6 +316,7 @@ def _enumerate(ev, ctx, theta, sink):
     free = [c for c in range(n) if c not in set(pivots)]
     if len(free) > ENUMERATE_LIMIT:
         fail(ctx, f"kernel dimension {len(free)} mod {p} exceeds the checker's limit {ENUMERATE_LIMIT}")
+    charge(ctx, 1 << len(free), f"enumerating the 2^{len(free)} 0/1 points of ker U_S mod {p}")
     # x[pivots[t]] ≡ Σ_f coef[t][f] x[free[f]] (mod p) for every x with U_S x ≡ 0
     coef = [[(-int(R[t, c])) % p for c in free] for t in range(rank)]
     x, val = [0] * len(free), 0
@@ -341,6 +344,7 @@ def _mitm(ctx, theta, sink):
     n, m = theta.n, theta.m
     if n > MITM_LIMIT:
         fail(ctx, f"n = {n} exceeds the checker's meet-in-the-middle limit {MITM_LIMIT}")
+    charge(ctx, (1 << (n // 2)) + (1 << (n - n // 2)), f"meet in the middle over 2^{n // 2} + 2^{n - n // 2} subset sums")
     Mi, Ai = _integers(theta)
     w = [[_weight(j * m + l) for l in range(m)] for j in range(theta.k)]
     keys = [sum(Mi[j][i] * sum(wl * a for wl, a in zip(w[j], Ai[i])) for j in range(theta.k)) % _HASH

@@ -45,7 +45,7 @@ from flint import nmod_mat
 from reluid.certificates.schema import ClaimKind
 from reluid.certificates.schema import q as _number
 from reluid.checker.flipsets import _is_prime, verify_no_flip_set
-from reluid.checker.registry import Context, fail, verifies
+from reluid.checker.registry import Context, WorkLimit, charge, fail, verifies
 from reluid.checker.shallow import _line
 from reluid.errors import CertificateError, CheckFailed, ReluidError
 from reluid.model.network import Shallow
@@ -295,7 +295,9 @@ def _nested(ctx, where, evidence, allowed, net):
     if ev.get("method") not in allowed:
         fail(ctx, f"{where}: the nested evidence must use one of {list(allowed)}, not {ev.get('method')!r}")
     try:
-        verify_no_flip_set(ev, Context(net, ctx.claim_id))
+        verify_no_flip_set(ev, Context(net, ctx.claim_id, ctx.budget))
+    except WorkLimit as e:
+        raise WorkLimit(e.claim, f"{where}: {e.reason}") from None
     except CheckFailed as e:
         fail(ctx, f"{where}: {e.reason}")
 
@@ -337,8 +339,8 @@ def _lattice_network(th: _Theta, case: _Case):
 
 def _modp_enum(ctx, th: _Theta, case: _Case, p: int) -> None:
     where = case.where()
-    if not 2 <= p < 2**63 or not _is_prime(p):
-        fail(ctx, f"{where}: {p} is not a prime below 2^63")
+    if not 2**30 < p < 2**63 or not _is_prime(p):
+        fail(ctx, f"{where}: {p} is not a prime between 2^30 and 2^63 (a small prime makes every point a candidate)")
     Jp, U, t = _system(th, case)
     nJ = len(Jp)
     R, rank = nmod_mat([[x % p for x in row] + [y % p] for row, y in zip(U, t)], p).rref()
@@ -353,6 +355,7 @@ def _modp_enum(ctx, th: _Theta, case: _Case, p: int) -> None:
     free = [c for c in range(nJ) if c not in set(piv)]
     if len(free) > ENUMERATE_LIMIT:
         fail(ctx, f"{where}: {len(free)} free coordinates mod {p} exceed the checker's limit {ENUMERATE_LIMIT}")
+    charge(ctx, 1 << len(free), f"{where}: enumerating 2^{len(free)} points mod {p}")
     coef = [[(-int(R[i, f])) % p for f in free] for i in range(rank)]
     rhs = [int(R[i, nJ]) for i in range(rank)]
     x = [0] * len(free)
@@ -420,6 +423,7 @@ def _proj_enum(ctx, th: _Theta, case: _Case, ent) -> None:
     rest = [r for r in case.J if r not in set(T)]
     if len(rest) > ENUMERATE_LIMIT:
         fail(ctx, f"{where}: 2^{len(rest)} orientations exceed the checker's limit 2^{ENUMERATE_LIMIT}")
+    charge(ctx, (1 << len(rest)) * (q + 1) ** 3, f"{where}: 2^{len(rest)} sketched determinants of size {q + 1}")
 
     def times_F(X):
         return [[sum((x * c for x, c in zip(row, col)), _ZERO) for col in F] for row in X]

@@ -11,23 +11,47 @@ value in the certificate that they can recompute.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from reluid.errors import CheckFailed
 from reluid.model.network import Network, Shallow
 
-__all__ = ["Context", "verifies", "VERIFIERS", "fail"]
+__all__ = ["Context", "Budget", "WorkLimit", "WORK_LIMIT", "verifies", "VERIFIERS", "fail", "charge"]
 
 VERIFIERS: dict[str, Callable] = {}
 
 
+#: The checker's default work limit over one certificate, in steps of its longest loops
+#: (one enumerated point, one meet-in-the-middle sum, one sketched determinant): about a
+#: minute of work.  A claim whose re-verification would pass it is not re-verified.
+WORK_LIMIT = 2**26
+
+
+class WorkLimit(CheckFailed):
+    """A claim whose re-verification would pass the certificate's work limit: nothing is taken from it."""
+
+
+@dataclass(slots=True)
+class Budget:
+    """The work one certificate may ask of the checker, shared by all its claims.
+
+    Every loop whose length the evidence or the network controls charges its
+    length here before it starts, so a small certificate cannot make the
+    checker run for hours: the claim is reported as not re-verified instead.
+    """
+
+    limit: int = WORK_LIMIT
+    used: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
-    """What a verifier may look at: the network under check (and its shallow view)."""
+    """What a verifier may look at: the network under check (and its shallow view), and the work budget."""
 
     network: Network
     claim_id: str = ""
+    budget: Budget = field(default_factory=Budget)
 
     @property
     def theta(self) -> Shallow:
@@ -48,3 +72,13 @@ def verifies(kind: str):
 
 def fail(ctx: Context, reason: str):
     raise CheckFailed(ctx.claim_id or "claim", reason)
+
+
+def charge(ctx: Context, steps: int, what: str) -> None:
+    """Take ``steps`` from the certificate's work budget before a loop of that length, or raise WorkLimit."""
+    b = ctx.budget
+    if b.used + steps > b.limit:
+        raise WorkLimit(ctx.claim_id or "claim",
+                        f"{what} takes {steps:,} steps, past the checker's work limit ({b.limit:,} steps per "
+                        f"certificate, {b.used:,} used; reluid check --work-limit raises it)")
+    b.used += steps

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from reluid.certificates.schema import ClaimKind
-from reluid.checker.registry import Context, fail, verifies
+from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.model.network import Shallow
 
 __all__ = ["Stratum", "classify", "kink_form", "orbit_form", "verify_shallow_witness", "ALWAYS_HIDDEN",
@@ -259,6 +259,9 @@ def _paper_condition(ev, ctx: Context) -> str:
         if t.n > PAPER_CONDITION_LIMIT:
             fail(ctx, f"claims the condition holds, which the checker re-enumerates only up to n = "
                       f"{PAPER_CONDITION_LIMIT}")
+        h = t.n // 2
+        charge(ctx, 3 * t.k * (3 ** h + 3 ** (t.n - h)) * (t.m + 1),   # ~3 loop steps per vector entry
+               f"meet in the middle over 3^{h} + 3^{t.n - h} signed sums for {t.k} output(s)")
         for j in range(t.k):
             beta = _vanishing_beta(t, j)
             if beta is not None:

@@ -6,12 +6,16 @@ NAME = "check"
 HELP = "re-verify a certificate without z3 or the search code"
 DESCRIPTION = ("Re-verify CERT exactly with the checker's own derivation rule; it prints the rule it applied and "
                "the status of every claim. Exit codes: 0 valid, 1 rejected, 4 invalid input (a malformed "
-               "certificate or network, or a certificate without its network and no --network), 2 usage.")
+               "certificate or network, a certificate without its network and no --network, or --network naming "
+               "another network than the certificate's), 2 usage.")
 
 
 def add_arguments(p) -> None:
     p.add_argument("certificate", metavar="CERT.json")
     p.add_argument("--network", metavar="NET", help="the network (default: the copy embedded in CERT)")
+    p.add_argument("--work-limit", metavar="STEPS", type=int, default=None,
+                   help="the checker's work limit over the whole certificate, in steps of its longest loops "
+                        "(default 2^26, about a minute); a claim past it is reported as not re-verified")
     from reluid.cli.common import add_input_options
     add_input_options(p)
 
@@ -30,6 +34,11 @@ def run(args, stdout, stderr) -> int:
     if args.network:
         from reluid.cli.common import load_network
         net = load_network(args.network, args)
-    report = check(cert, net)
+        if net.sha256() != cert.network_sha256:
+            print(f"reluid check: error: {args.network} is not the network {args.certificate} is about (SHA-256 "
+                  f"{net.sha256()[:16]}…, {net.architecture}; the certificate names {cert.network_sha256[:16]}…, "
+                  f"{cert.architecture})", file=stderr)
+            return 4
+    report = check(cert, net, work_limit=args.work_limit)
     print(generate_check_text(report, cert.assumption), file=stdout)
     return report.exit_code

@@ -28,7 +28,8 @@ from fractions import Fraction
 
 from reluid.errors import InvalidArgument
 
-__all__ = ["Q", "to_rational", "format_rational", "parse_rational", "primitive_ray", "ZERO", "ONE"]
+__all__ = ["Q", "to_rational", "format_rational", "parse_rational", "parse_canonical", "MAX_DIGITS", "primitive_ray",
+           "ZERO", "ONE"]
 
 Q = Fraction
 ZERO = Fraction(0)
@@ -39,8 +40,12 @@ _RATIONAL_TEXT = re.compile(
         \d+\s*/\s*\d+            # p/q
       | (\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?   # decimal
     )\s*\Z""",
-    re.VERBOSE,
+    re.VERBOSE | re.ASCII,
 )
+
+#: The most digits a number in a certificate may have (CPython's own limit for int <-> str is 4300).
+MAX_DIGITS = 4000
+_CANONICAL_TEXT = re.compile(r"(0|-?[1-9][0-9]*)(/[1-9][0-9]*)?\Z", re.ASCII)
 
 
 def parse_rational(text: str) -> Fraction:
@@ -61,6 +66,36 @@ def parse_rational(text: str) -> Fraction:
         return Fraction(text.replace(" ", ""))
     except (ValueError, ZeroDivisionError) as exc:
         raise InvalidArgument(f"not an exact rational: {text!r} ({exc})") from None
+
+
+def parse_canonical(text: str) -> Fraction:
+    """Read a number as reluid writes one: ``"p"`` or a lowest-terms ``"p/q"`` with q > 1.
+
+    Only ASCII digits, no sign on zero, no spaces, decimals or exponents, and at
+    most :data:`MAX_DIGITS` digits, so that reading a hostile file costs time
+    linear in its length.
+
+    Examples
+    --------
+    >>> parse_canonical("-3/4")
+    Fraction(-3, 4)
+    >>> parse_canonical("6/8")
+    Traceback (most recent call last):
+    ...
+    reluid.errors.InvalidArgument: not in lowest terms: '6/8'
+    """
+    if not isinstance(text, str) or len(text) > 2 * MAX_DIGITS + 2 or not _CANONICAL_TEXT.match(text):
+        raise InvalidArgument(f"not an integer or 'p/q' string: {text[:40] if isinstance(text, str) else text!r}")
+    num, _, den = text.partition("/")
+    if len(num) > MAX_DIGITS + 1 or len(den) > MAX_DIGITS:
+        raise InvalidArgument(f"a number with more than {MAX_DIGITS} digits: {text[:40]}…")
+    q = int(den) if den else 1
+    v = Fraction(int(num), q)
+    if den and q == 1:
+        raise InvalidArgument(f"{text!r}: an integer is written 'p', not 'p/1'")
+    if den and v.denominator != q:
+        raise InvalidArgument(f"not in lowest terms: {text!r}")
+    return v
 
 
 def to_rational(x, *, allow_float: bool = False) -> Fraction:

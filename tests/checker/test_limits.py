@@ -1,0 +1,139 @@
+"""A hostile certificate costs the checker time linear in its length, or is not re-verified.
+
+Each case here was a small file that made the checker hang, crash or answer
+with the wrong exit code: numbers with huge exponents or digit counts, deep
+nesting, primes beyond machine words, enumerations modulo 2, and information
+claims whose re-verification grows with the number of outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from fractions import Fraction
+
+import pytest
+
+from reluid.api import certify
+from reluid.certificates.schema import Certificate, Claim, from_json, q, to_json
+from reluid.checker.check import INFORMATION, NOT_REVERIFIED, VERIFIED, check_certificate
+from reluid.checker.registry import WORK_LIMIT
+from reluid.errors import CertificateError
+from reluid.model.network import Network
+from reluid.verdicts import Verdict
+
+from tests.catalogue import by_name
+
+
+@pytest.mark.parametrize("text", ["1e300000000", "1e5", "10e-1", "0.5", "1/2 ", " 1/2", "+1", "-0", "2/4", "3/1",
+                                  "1/0", "١", "٢/3", "0x10", "1_000", "9" * 4100, "1/" + "7" * 4100])
+def test_only_canonical_numbers_are_read(text):
+    t0 = time.perf_counter()
+    with pytest.raises(CertificateError):
+        q(text)
+    assert time.perf_counter() - t0 < 0.5
+
+
+@pytest.mark.parametrize("text, value", [("0", Fraction(0)), ("-3/4", Fraction(-3, 4)), ("7", Fraction(7)),
+                                         ("-12/5", Fraction(-12, 5)), ("9" * 4000, Fraction(int("9" * 4000)))])
+def test_canonical_numbers_are_read(text, value):
+    assert q(text) == value
+
+
+def _cert_text(name="generic_2_4_1"):
+    return to_json(certify(by_name(name).theta))
+
+
+@pytest.mark.parametrize("mutate, match", [
+    (lambda t: t.replace('"format"', '"format": "x", "format"', 1), "duplicate key"),
+    (lambda t: t.replace('"claims"', '"big": ' + "7" * 5000 + ', "claims"', 1), "4300 digits"),
+    (lambda t: t.replace('"claims"', '"deep": ' + "[" * 100_000 + "]" * 100_000 + ', "claims"', 1), "nested"),
+    (lambda t: t.replace('"claims"', '"x": NaN, "claims"', 1), "NaN"),
+])
+def test_hostile_json_is_malformed_not_a_crash(mutate, match):
+    with pytest.raises(CertificateError, match=match):
+        from_json(mutate(_cert_text()))
+
+
+def _with_claims(cert: Certificate, *claims) -> Certificate:
+    return Certificate(cert.verdict, cert.network_sha256, cert.architecture, tuple(claims), network=cert.network,
+                       witness=cert.witness, reason=cert.reason)
+
+
+def test_enumeration_modulo_a_small_prime_is_refused():
+    cert = certify(by_name("generic_2_4_1").theta)
+    forged = _with_claims(cert, Claim("nfs", "no-flip-set", "none", "§3", {"method": "enumerate", "p": 2,
+                                                                          "rows": []}))
+    report = check_certificate(forged)
+    assert not report.valid and "above 2^30" in report.reason
+
+
+def test_a_prime_beyond_machine_words_is_rejected_not_a_crash():
+    from tests.deep_catalogue import DEEP_CATALOGUE
+
+    net = next(c.network for c in DEEP_CATALOGUE if c.network.depth >= 3)
+    cert = certify(net)
+    bad = Claim("nlf", "deep-no-layer-flip", "none", "§6", {"layers": [1], "prime": 2**127 - 1},
+                role="information")
+    report = check_certificate(_with_claims(cert, *cert.claims, bad))
+    assert not report.valid and "below 2^63" in report.reason
+
+
+def _paper_condition_network(k: int) -> Network:
+    n = 24
+    A = [[1, 3 ** i] for i in range(n)]
+    M = [[(j + 1) * 5 ** i for i in range(n)] for j in range(k)]
+    return Network.from_lists([(A, [0] * n), (M, [0] * k)])
+
+
+def test_information_past_the_work_limit_is_not_reverified():
+    """paper-condition re-enumerates 2·3^12 sums per output: 40 outputs are past the limit (about 0.1 s, not minutes)."""
+    net = _paper_condition_network(40)
+    cert = Certificate(Verdict.UNKNOWN, net.sha256(), net.architecture,
+                       (Claim("pc", "paper-condition", "holds", "Prop 24", {"holds": True}, role="information"),),
+                       network=net, reason="a test")
+    t0 = time.perf_counter()
+    report = check_certificate(cert)
+    assert time.perf_counter() - t0 < 5
+    assert report.valid and report.status("pc") == NOT_REVERIFIED
+    assert "work limit" in report.claims[0].message
+
+
+def test_a_verdict_past_the_work_limit_is_rejected():
+    cert = certify(by_name("generic_2_4_1").theta)
+    mitm = Claim("nfs", "no-flip-set", "none", "§3", {"method": "mitm", "n": cert.network.shallow().n})
+    forged = _with_claims(cert, *(c for c in cert.claims if c.kind != "no-flip-set"), mitm)
+    assert check_certificate(forged).valid                      # within the default limit
+    report = check_certificate(forged, work_limit=4)
+    assert not report.valid and report.status("nfs") == NOT_REVERIFIED
+    assert "no flip set" in report.reason
+
+
+def test_the_budget_is_shared_by_all_claims():
+    cert = certify(by_name("generic_2_4_1").theta)
+    n = cert.network.shallow().n
+    one = 2 * (1 << (n // 2)) if n % 2 == 0 else (1 << (n // 2)) + (1 << (n - n // 2))
+    claims = [Claim(f"m{i}", "no-flip-set", "none", "§3", {"method": "mitm", "n": n}) for i in range(3)]
+    report = check_certificate(_with_claims(cert, *claims), work_limit=2 * one)
+    assert report.valid                                        # one verified claim is all the rule needs
+    assert (report.status("m0"), report.status("m1"), report.status("m2")) == (VERIFIED, INFORMATION, NOT_REVERIFIED)
+    assert WORK_LIMIT >= 2 * 2**22                             # the largest single enumeration fits by default
+
+
+def test_cli_exit_codes_for_hostile_files(tmp_path, capsys):
+    from reluid.cli.main import main
+
+    text = _cert_text()
+    p = tmp_path / "c.json"
+    for bad in (text.replace('"claims"', '"big": ' + "7" * 5000 + ', "claims"', 1),
+                text.replace('"claims"', '"deep": ' + "[" * 50_000 + "]" * 50_000 + ', "claims"', 1)):
+        p.write_text(bad)
+        assert main(["check", str(p)]) == 4
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"format": "reluid.network/1", "layers": [
+        {"weight": [[1, 0], [0, 1]], "bias": [0, 1]}, {"weight": [[1, 1]], "bias": [0]}]}))
+    p.write_text(text)
+    assert main(["check", str(p), "--network", str(other)]) == 4
+    assert "is not the network" in capsys.readouterr().err
