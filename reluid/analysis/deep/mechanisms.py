@@ -122,7 +122,8 @@ class Mechanism:
 
     @property
     def statement(self) -> str:
-        l, ns = self.layer, self.neurons
+        """The premise in words; neurons numbered from 1 (``neurons`` holds 0-based indices)."""
+        l, ns = self.layer, [i + 1 for i in self.neurons]
         if self.kind == DEAD:
             return f"neuron {ns[0]} of hidden layer {l} is dead: its pre-activation is <= 0 on all of R^n0"
         if self.kind == ALWAYS_ACTIVE:
@@ -135,7 +136,7 @@ class Mechanism:
         if self.kind == PROPORTIONAL:
             return (f"neurons {ns[0]} and {ns[1]} of hidden layer {l} have positively proportional incoming "
                     f"rows: (W^{l}[{ns[1]}, :], b^{l}_{ns[1]}) = λ (W^{l}[{ns[0]}, :], b^{l}_{ns[0]}), λ > 0")
-        return (f"F = {list(ns)} in hidden layer {l} is a layer flip set: "
+        return (f"F = {{{', '.join(map(str, ns))}}} in hidden layer {l} is a layer flip set: "
                 f"sum over i in F of W^{l + 1}[:, i] W^{l}[i, :] = 0")
 
     def witness(self, net: Network, delta: Fraction = Fraction(1)) -> Network:
@@ -576,7 +577,7 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
                                                     (d.open_always, "<0", "negative", d.inactive, d.always,
                                                      ALWAYS_ACTIVE)):
         for (l, i) in open_:
-            res = ask([Condition(l, i, rel)], f"is neuron {i} of layer {l} ever {word}?")
+            res = ask([Condition(l, i, rel)], f"is neuron {i + 1} of hidden layer {l} ever {word}?")
             if res is None:
                 continue
             if res.outcome is Outcome.FOUND:
@@ -592,7 +593,8 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
             d.coactive[(l, i, j)] = k
             continue
         res = ask([Condition(l - 1, i, ">0"), Condition(l, j, ">0")],
-                  f"are neuron {i} of layer {l - 1} and neuron {j} of layer {l} ever co-active?")
+                  f"are neuron {i + 1} of hidden layer {l - 1} and neuron {j + 1} of hidden layer {l} ever "
+                  "co-active?")
         if res is None:
             continue
         if res.outcome is Outcome.FOUND:
