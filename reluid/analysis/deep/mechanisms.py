@@ -39,6 +39,7 @@ from typing import Mapping
 import flint
 import numpy as np
 
+from reluid.analysis.progress import report as _report
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
 from reluid.model.rational import primitive_ray
@@ -563,6 +564,7 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
 
     def ask(conds, question):
         left = timeout - (time.monotonic() - start)
+        _report("mechanism detection: Farkas-tree prover", 1 - left / timeout if 0 < timeout < float("inf") else None)
         if left <= 0.05:
             d.undecided.append((question, "time budget exhausted"))
             return None

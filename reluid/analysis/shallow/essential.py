@@ -46,6 +46,7 @@ from typing import Any, Mapping
 import numpy as np
 from flint import fmpq, fmpq_mat, fmpz_mat, nmod_mat
 
+from reluid.analysis.progress import report as _report
 from reluid.analysis.shallow.flipsets._problem import Clock, SearchTimeout
 from reluid.analysis.shallow.function import canonical_row, equivalent, function_data
 from reluid.errors import InvalidArgument
@@ -791,12 +792,13 @@ def decide_essential(theta: Shallow | Network, *, timeout: float | None = None,
     entries = {}
     for done, (P, q) in enumerate(order):
         case = None
+        _report("realisation patterns", done / len(order))
         try:
             clock.check("cases", "")
             case = _make_case(E, P, q)
             st, val = _decide_case(E, case, enum_limit, clock)
         except SearchTimeout:
-            where = f" in case P = {list(P)}, q = {q}" if case is not None else ""
+            where = f" in case P = {classes_text(P)}, q = {q}" if case is not None else ""
             return result(Outcome.UNKNOWN, reason=f"timeout after {time.perf_counter() - t0:.1f} s{where}: "
                                                   f"{total - done} of {total} cases left")
         if st == "unknown":
