@@ -10,7 +10,7 @@ DESCRIPTION = ("Re-verify CERT exactly with the checker's own derivation rule; i
 
 
 def add_arguments(p) -> None:
-    p.add_argument("certificate", metavar="CERT.json")
+    p.add_argument("certificate", metavar="CERT.json", help="a certificate written by reluid certify or reluid audit")
     p.add_argument("--network", metavar="NET", help="the network (default: the copy embedded in CERT)")
     from reluid.cli.common import add_input_options
     add_input_options(p)

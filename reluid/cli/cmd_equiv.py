@@ -10,8 +10,9 @@ DESCRIPTION = "Exit codes: 0 equal functions, 1 different (prints a distinguishi
 
 
 def add_arguments(p) -> None:
-    p.add_argument("net1", metavar="NET1")
-    p.add_argument("net2", metavar="NET2")
+    p.add_argument("net1", metavar="NET1",
+                   help="the first shallow network file (.json, .npz, .onnx, .safetensors; see README, File formats)")
+    p.add_argument("net2", metavar="NET2", help="the second shallow network, with the same input and output dimensions")
     add_input_options(p)
 
 
