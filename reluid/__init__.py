@@ -22,7 +22,8 @@ _API = ("load", "save", "parse_network", "generate_json", "read_certificate", "w
         "from_sklearn", "as_network",
         "certify", "decide", "check", "equivalent", "canonical_form", "is_canonical", "same_orbit",
         "minimal_form", "is_minimal", "zero_factor_reduction", "ominus", "stabilizer", "find_flip_set",
-        "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions", "run_survey", "prove")
+        "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions", "run_survey", "prove",
+        "progress_bar")
 
 _EXPORTS = {name: "reluid.api" for name in _API} | {
     # the exact model
@@ -39,7 +40,7 @@ _EXPORTS = {name: "reluid.api" for name in _API} | {
     "FunctionData": "reluid.analysis.shallow.function", "MinimalForm": "reluid.analysis.shallow.minimal",
     "Stabilizer": "reluid.analysis.shallow.stabilizer", "FunDimResult": "reluid.analysis.deep.fundim",
     "Evaluation": "reluid.analysis.shallow.zariski", "SurveyConfig": "reluid.analysis.deep.survey",
-    "SurveyResult": "reluid.analysis.deep.survey",
+    "SurveyResult": "reluid.analysis.deep.survey", "Tracker": "reluid.analysis.progress",
     # the exception tree
     "ReluidError": "reluid.errors", "InvalidArgument": "reluid.errors", "InvalidNetwork": "reluid.errors",
     "UnsupportedOperator": "reluid.errors", "NotShallow": "reluid.errors", "CertificateError": "reluid.errors",
