@@ -189,15 +189,32 @@ def _rich_sink(stream, force: bool):
     except ImportError:  # rich is optional
         return None
     console = Console(file=stream, force_terminal=True if force else None)
-    bar = Progress(TextColumn("[bold]reluid[/bold]"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
-                   TextColumn("{task.description}"), console=console, transient=True)
+    bar = Progress(TextColumn("[bold]reluid[/bold]"), BarColumn(bar_width=24), TaskProgressColumn(),
+                   TimeElapsedColumn(), TextColumn("{task.description}", markup=False), console=console,
+                   transient=True)
     task = bar.add_task("", total=1000)
     bar.start()
 
     def sink(description: str, position: float) -> None:
-        bar.update(task, completed=int(round(position * 1000)), description=description)
+        bar.update(task, completed=int(round(position * 1000)),
+                   description=_fit(description, max(20, console.width - 44)))   # on the bar's line
 
     return sink, bar.stop
+
+
+def _fit(description: str, room: int) -> str:
+    """The description in ``room`` characters: the first step and the last ones, "…" between, then cut."""
+    head, *rest = description.split(" › ")
+    shown = [head, *rest]
+    while len(" › ".join(shown)) > room and len(rest) > 1:
+        rest = rest[1:]
+        shown = [head, "…", *rest]
+    text = " › ".join(shown)
+    if len(text) > room and rest:            # shorten the first step, keep the last one whole
+        tail = " › ".join(shown[1:])
+        keep = room - len(tail) - 4
+        text = (head[:keep] + "… › " + tail) if keep >= 8 else text
+    return text if len(text) <= room else text[:room - 1] + "…"
 
 
 def progress_bar(enabled: bool, *, stream=None, force: bool = False) -> Tracker:

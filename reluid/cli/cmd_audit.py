@@ -83,8 +83,8 @@ def run(args, stdout, stderr) -> int:
         out = [("certificate", f["cert"]), ("Markdown report", f["md"]), ("HTML report", f["html"])]
         return tuple((label, relative_link(p, here)) for label, p in out if p is not None and label != own)
 
-    steps = [f"{i + 1}/{len(paths)} {p}" for i, p in enumerate(paths)]
-    with progress_bar(args.progress, stream=stderr) as bar, bar.stage("audit", steps):
+    steps = [f"{i + 1}/{len(paths)} {os.path.basename(p)}" for i, p in enumerate(paths)]
+    with progress_bar(args.progress, stream=stderr) as bar, bar.stage("", steps):
         for k, path in enumerate(paths):
             bar.step(index=k)
             t0 = time.perf_counter()

@@ -127,3 +127,13 @@ def test_survey_progress_flag():
     code = main(["survey", "--depth", "3", "--width", "2", "--networks", "2", "--points-factor", "5", "--workers",
                  "1", "--progress"], out, err)
     assert code == 0 and err.getvalue() == ""
+
+
+def test_long_descriptions_keep_the_first_and_the_last_step():
+    from reluid.analysis.progress import _fit
+
+    d = "1/16 flip_per_output_not_joint.json › certify › decide › flip sets: lattice"
+    assert _fit(d, 200) == d
+    assert _fit(d, 60) == "1/16 flip_per_output_not_joint.json › … › flip sets: lattice"
+    short = _fit(d, 36)
+    assert len(short) <= 36 and short.startswith("1/16 ") and short.endswith("flip sets: lattice")
