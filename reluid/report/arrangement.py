@@ -8,7 +8,10 @@ computes these pieces region by region with exact rationals (convex polygons
 cut by one half-plane at a time), inside a window around the kinks, together
 with where each neuron is active and the zero set of every output
 (Ramakrishnan 2026, Figure 1).  :func:`svg_panel` draws one network;
-floats appear only in the SVG coordinates.
+floats appear only in the SVG coordinates.  A network with one input is drawn
+as the exact graph of its function instead (:func:`graph`, :func:`svg_graph`):
+the breakpoints, every neuron's kinks and, for one hidden layer, every
+neuron's term m_i σ(a_i x + b_i).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from fractions import Fraction
 from reluid.model.network import Network
 
 __all__ = ["Arrangement", "arrangement", "window", "svg_panel", "changed_neurons", "colour", "COLOURS", "DEEP_COLOURS",
-           "MAX_CELLS"]
+           "MAX_CELLS", "Graph", "graph", "svg_graph"]
 
 #: Colours of the neurons (the paper's red, blue, green first).
 COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
@@ -365,6 +368,156 @@ def svg_panel(net: Network, arr: Arrangement, *, title: str, ident: str, highlig
                  'text-anchor="middle">x₁</text>')
     parts.append(f'<text x="10" y="{(H - pad_b + pad_t) / 2:.0f}" font-size="11" fill="#333" '
                  'text-anchor="middle">x₂</text>')
+    parts.append(f'<text x="{(W + pad_l) / 2:.0f}" y="15" font-size="13" font-weight="bold" fill="#222" '
+                 f'text-anchor="middle">{html.escape(title)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# one input: the graph of the function, exactly piecewise linear
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Graph:
+    """A network with one input on [lo, hi]: the exact breakpoints and values of every output, the kinks of
+    every neuron ((layer, neuron) → x values), and for one hidden layer each neuron's term m_i σ(a_i x + b_i)."""
+
+    lo: Fraction
+    hi: Fraction
+    outputs: list = field(default_factory=list)        # per output: [(x, y), ...] exact, increasing x
+    kinks: dict = field(default_factory=dict)
+    terms: dict = field(default_factory=dict)          # neuron → [(x, y), ...] (shallow, one output)
+
+
+def _pieces(net: Network, lo: Fraction, hi: Fraction):
+    """Intervals [(a, b, P, q)] on which h^{L-1}(x) = P x + q, and the kinks of every hidden neuron."""
+    kinks: dict = {}
+    cells = [(lo, hi, [Fraction(1)], [Fraction(0)])]
+    for l, L in enumerate(net.layers[:-1], 1):
+        W = [[Fraction(v) for v in r] for r in L.weight]
+        b = [Fraction(v) for v in L.bias]
+        nxt = []
+        for a, e, P, q in cells:
+            Z = [(sum(w[t] * P[t] for t in range(len(P))), sum(w[t] * q[t] for t in range(len(q))) + bj)
+                 for w, bj in zip(W, b)]
+            cuts = sorted({-d / c for c, d in Z if c and a < -d / c < e})
+            for j, (c, d) in enumerate(Z):
+                if c and a < -d / c < e:
+                    kinks.setdefault((l, j), []).append(-d / c)
+            pts = [a, *cuts, e]
+            for u, v in zip(pts, pts[1:]):
+                mid = (u + v) / 2
+                on = [c * mid + d > 0 for c, d in Z]
+                nxt.append((u, v, [c if s else Fraction(0) for (c, _), s in zip(Z, on)],
+                            [d if s else Fraction(0) for (_, d), s in zip(Z, on)]))
+        cells = nxt
+        if len(cells) > MAX_CELLS:
+            break
+    return cells, kinks
+
+
+def graph(net: Network, box=None) -> Graph:
+    """The exact graph of a one-input network on a window around its kinks (or ``box`` = (lo, hi))."""
+    if net.input_dim != 1:
+        raise ValueError("the graph is drawn for networks with one input")
+    if box is None:
+        big = Fraction(1000)
+        _, kinks = _pieces(net, -big, big)
+        xs = sorted(x for v in kinks.values() for x in v) or [Fraction(0)]
+        c, half = (xs[0] + xs[-1]) / 2, max((xs[-1] - xs[0]) / 2, Fraction(1, 2))
+        half = half * Fraction(3, 2) + Fraction(1, 2)
+        box = (_nice(c - half, False), _nice(c + half, True))
+    lo, hi = box
+    cells, kinks = _pieces(net, lo, hi)
+    g = Graph(lo, hi, kinks={k: sorted(v) for k, v in kinks.items()})
+    Lf = net.layers[-1]
+    for w, bo in zip(Lf.weight, Lf.bias):
+        w = [Fraction(v) for v in w]
+        pts = []
+        for a, e, P, q in cells:
+            slope = sum(wt * p for wt, p in zip(w, P))
+            icpt = sum(wt * v for wt, v in zip(w, q)) + Fraction(bo)
+            if not pts:
+                pts.append((a, slope * a + icpt))
+            pts.append((e, slope * e + icpt))
+        g.outputs.append(pts)
+    if net.is_shallow and net.output_dim == 1:
+        t = net.shallow()
+        for i in range(t.n):
+            a, b, m = Fraction(t.A[i][0]), Fraction(t.b[i]), Fraction(t.M[0][i])
+            xs = [lo, hi] + ([-b / a] if a and lo < -b / a < hi else [])
+            g.terms[i] = [(x, m * max(a * x + b, Fraction(0))) for x in sorted(xs)]
+    return g
+
+
+def svg_graph(net: Network, g: Graph, *, title: str, ident: str, highlight: dict | None = None, size: int = 340,
+              y_range=None) -> str:
+    """One panel: the output's graph in black, each neuron's term m_i σ(a_i x + b_i) in its colour, the kinks."""
+    highlight = highlight or {}
+    W, H = size, int(size * 0.8)
+    pad_l, pad_b, pad_t, pad_r = 40, 26, 22, 8
+    ys = [y for pts in g.outputs for _, y in pts] + [y for pts in g.terms.values() for _, y in pts]
+    y0, y1 = y_range or (min(ys), max(ys))
+    if y0 == y1:
+        y0, y1 = y0 - 1, y1 + 1
+    span = y1 - y0
+    y0, y1 = y0 - span / 10, y1 + span / 10
+    sx = (W - pad_l - pad_r) / float(g.hi - g.lo)
+    sy = (H - pad_t - pad_b) / float(y1 - y0)
+
+    def X(x):
+        return pad_l + (float(x) - float(g.lo)) * sx
+
+    def Y(y):
+        return pad_t + (float(y1) - float(y)) * sy
+
+    def path(pts):
+        return "M" + "L".join(f"{_f(X(x))},{_f(Y(y))}" for x, y in pts)
+
+    cid = "clip-" + "".join(ch if ch.isalnum() else "-" for ch in ident)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" '
+             f'aria-label="{html.escape(title)}" class="graph"><title>{html.escape(title)}</title>',
+             f'<defs><clipPath id="{cid}"><rect x="{pad_l}" y="{pad_t}" width="{W - pad_l - pad_r}" '
+             f'height="{H - pad_t - pad_b}"/></clipPath></defs>',
+             f'<rect x="{pad_l}" y="{pad_t}" width="{W - pad_l - pad_r}" height="{H - pad_t - pad_b}" fill="#fff" '
+             'stroke="#999"/>', f'<g clip-path="url(#{cid})">']
+    if y0 < 0 < y1:
+        parts.append(f'<line x1="{pad_l}" y1="{_f(Y(0))}" x2="{W - pad_r}" y2="{_f(Y(0))}" stroke="#ccc"/>')
+    if g.lo < 0 < g.hi:
+        parts.append(f'<line x1="{_f(X(0))}" y1="{pad_t}" x2="{_f(X(0))}" y2="{H - pad_b}" stroke="#ccc"/>')
+    labels = []
+    for (l, j), xs in sorted(g.kinks.items()):
+        col = colour(l, j)
+        for x in xs:
+            parts.append(f'<line x1="{_f(X(x))}" y1="{pad_t}" x2="{_f(X(x))}" y2="{H - pad_b}" stroke="{col}" '
+                         f'stroke-width="{2.2 if (l, j) in highlight else 1.2}" stroke-dasharray="3 3" '
+                         f'class="kink" data-layer="{l}" data-neuron="{j + 1}"/>')
+        if xs:
+            name = f"{j + 1}" if l == 1 else f"{l}.{j + 1}"
+            labels.append(f'<text x="{_f(X(xs[0]))}" y="{pad_t + 12 + 12 * (l - 1)}" font-size="11" '
+                          f'font-weight="bold" fill="{col}" text-anchor="middle" paint-order="stroke" stroke="#fff" '
+                          f'stroke-width="3">{name}</text>')
+    for i, pts in sorted(g.terms.items()):
+        hl = (1, i) in highlight
+        parts.append(f'<path d="{path(pts)}" stroke="{colour(1, i)}" stroke-width="{2.6 if hl else 1.4}" '
+                     f'fill="none" stroke-opacity="0.85" class="term{" changed" if hl else ""}" '
+                     f'data-neuron="{i + 1}"/>')
+    for o, pts in enumerate(g.outputs):
+        dash = "" if o == 0 else ' stroke-dasharray="6 3"'
+        parts.append(f'<path d="{path(pts)}" stroke="#000" stroke-width="2.6" fill="none"{dash} class="output" '
+                     f'data-output="{o + 1}"/>')
+    parts.append("</g>")
+    parts.extend(labels)
+    parts.append(f'<text x="{pad_l}" y="{H - pad_b + 14}" font-size="10" fill="#555">{_label_q(g.lo)}</text>')
+    parts.append(f'<text x="{W - pad_r}" y="{H - pad_b + 14}" font-size="10" fill="#555" '
+                 f'text-anchor="end">{_label_q(g.hi)}</text>')
+    parts.append(f'<text x="{pad_l - 4}" y="{H - pad_b}" font-size="10" fill="#555" '
+                 f'text-anchor="end">{float(y0):.3g}</text>')
+    parts.append(f'<text x="{pad_l - 4}" y="{pad_t + 8}" font-size="10" fill="#555" '
+                 f'text-anchor="end">{float(y1):.3g}</text>')
+    parts.append(f'<text x="{(W + pad_l) / 2:.0f}" y="{H - 6}" font-size="11" fill="#333" '
+                 'text-anchor="middle">x</text>')
     parts.append(f'<text x="{(W + pad_l) / 2:.0f}" y="15" font-size="13" font-weight="bold" fill="#222" '
                  f'text-anchor="middle">{html.escape(title)}</text>')
     parts.append("</svg>")

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 from reluid.model.network import Network
 from reluid.report import mathml as mm
-from reluid.report.arrangement import arrangement, changed_neurons, colour, svg_panel
+from reluid.report.arrangement import arrangement, changed_neurons, colour, graph, svg_graph, svg_panel
 from reluid.report.certificate import CertificateView, Para, fmt_q
 from reluid.report.mathml import Formula
 
@@ -320,8 +320,48 @@ def _layer_tables(net: Network, other: Network | None = None, label: str = "θ")
 # the figure
 # ---------------------------------------------------------------------------
 
+def _graph_figure(view: CertificateView) -> str:
+    """One input: the exact graph of ρ(θ), each neuron's kink (and term, for one hidden layer), θ next to θ′."""
+    net = view.network
+    wit = view.witness.network if view.witness is not None else None
+    g = graph(net)
+    hl = changed_neurons(net, wit) if wit is not None else {}
+    gw = graph(wit, (g.lo, g.hi)) if wit is not None and wit.input_dim == 1 and wit.depth >= 2 else None
+    ys = [y for gr in (g, gw) if gr is not None for pts in (*gr.outputs, *gr.terms.values()) for _, y in pts]
+    rng = (min(ys), max(ys))
+    panels = [svg_graph(net, g, title="θ", ident="graph-theta", highlight=hl, y_range=rng)]
+    if gw is not None:
+        panels.append(svg_graph(wit, gw, title="θ′ (the witness)", ident="graph-theta-prime", highlight=hl,
+                                y_range=rng))
+
+    def mark(l, j):
+        return f" ({hl[(l, j)]} by θ′)" if (l, j) in hl else ""
+    n1 = net.layers[0].n_out
+    legend = [f'<span><span class="sw" style="border-color:{colour(1, j)}"></span>neuron {j + 1}{mark(1, j)}</span>'
+              for j in range(min(n1, 12))]
+    for (l, j) in sorted(k for k in g.kinks if k[0] > 1)[:12]:
+        legend.append(f'<span><span class="sw dash" style="border-color:{colour(l, j)}"></span>kinks of hidden layer '
+                      f'{l}, neuron {j + 1}{mark(l, j)}</span>')
+    fx = Formula("ρ(θ)(x)", mm.math(mm.row(mm.mi("ρ"), mm.fenced(mm.mi("θ")), mm.fenced(mm.mi("x")))))
+    legend.append(f'<span><span class="sw" style="border-color:#000"></span>{_para(Para.of(fx))}'
+                  f'{" (output 1; output 2, … dashed)" if len(g.outputs) > 1 else ""}</span>')
+    what = "The graph of the network's function, exact between its breakpoints; dashed lines mark each neuron's kinks"
+    if g.terms:
+        what += ", and each neuron's term m_i σ(a_i x + b_i) is drawn in its colour (their sum plus c is the graph)"
+    what += "."
+    if gw is not None:
+        what += (" θ and θ′ have the same graph with different terms" if g.terms else
+                 " θ and θ′ have the same graph") + "; the neurons θ′ changes are drawn thick."
+    return (f'<section class="card" id="figure"><h2>The function</h2><figure><div class="panels">'
+            f'{"".join(panels)}</div><div class="legend">{"".join(legend)}</div>'
+            f'<figcaption>The window [{fmt_q(g.lo)}, {fmt_q(g.hi)}] around the kinks. {_para(what)}</figcaption>'
+            '</figure></section>')
+
+
 def _figure(view: CertificateView) -> str:
     net = view.network
+    if net is not None and net.input_dim == 1 and net.depth >= 2:
+        return _graph_figure(view)
     if net is None or net.input_dim != 2 or net.depth < 2:
         return ""
     wit = view.witness.network if view.witness is not None else None

@@ -392,6 +392,8 @@ _INLINE = [
         mi("U"), mo("="), fenced(row(mi("vec", normal=True), fenced(row(_idx("m", "1"), sup(_idx("a", "1"), T))),
                                      mo("…"), mi("vec", normal=True),
                                      fenced(row(_idx("m", "n"), sup(_idx("a", "n"), T)))), "[", "]"))))),
+    (re.compile(r"m_i σ\(a_i x \+ b_i\)"), lambda m: Formula(m.group(0), math(row(
+        _idx("m", "i"), _sigma(row(_idx("a", "i"), mi("x"), mo("+"), _idx("b", "i"))))))),
     (re.compile(r"a_i·x \+ b_i = 0"), lambda m: Formula(m.group(0), math(row(
         _idx("a", "i"), mo("·"), mi("x"), mo("+"), _idx("b", "i"), mo("="), mn(0))))),
     (re.compile(r"\b([mab])_(i|n|r)(ᵀ?)(?![\w{])"), lambda m: Formula(m.group(0), math(

@@ -119,8 +119,8 @@ def test_network_page_shows_verdict_checker_proof_mathml_and_figure(audit):
 def test_deep_page_draws_bent_hypersurfaces(audit):
     text = (audit / "html" / "deep_generic_json.html").read_text(encoding="utf-8")
     assert 'data-layer="2"' in text and 'stroke-dasharray' in text and "v-unknown" in text
-    text = (audit / "html" / "deep_dead_neuron_json.html").read_text(encoding="utf-8")   # n0 = 1: no figure
-    assert "<svg" not in text and "Farkas tree): 2 leaves, depth 1" in text and "<math" in text
+    text = (audit / "html" / "deep_dead_neuron_json.html").read_text(encoding="utf-8")   # n0 = 1: the graph
+    assert text.count('class="graph"') == 2 and "Farkas tree): 2 leaves, depth 1" in text and "<math" in text
 
 
 def test_markdown_and_junit_link_the_pages_and_certificates(audit):
@@ -189,6 +189,23 @@ def test_arrangement_is_exact_and_marks_the_flipped_neurons():
         for seg in segs:
             for x in seg:
                 assert net.preactivations(x)[1][j] == 0
+
+
+@pytest.mark.parametrize("name", ["hidden_pair.json", "deep_dead_neuron.json", "flip_per_output_not_joint.json"])
+def test_one_input_graph_is_exact(name):
+    from reluid.report.arrangement import graph
+
+    net = reluid.load(ex(name))
+    g = graph(net)
+    for o, pts in enumerate(g.outputs):
+        assert [x for x, _ in pts] == sorted(x for x, _ in pts) and pts[0][0] == g.lo and pts[-1][0] == g.hi
+        for x, y in pts:
+            assert net((x,))[o] == y
+        for (x0, y0), (x1, y1) in zip(pts, pts[1:]):       # affine between breakpoints: the midpoint agrees
+            assert net(((x0 + x1) / 2,))[o] == (y0 + y1) / 2
+    for (l, j), xs in g.kinks.items():
+        for x in xs:
+            assert net.preactivations((x,))[l - 1][j] == 0
 
 
 def test_large_weights_are_truncated_with_a_note():
