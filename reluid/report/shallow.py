@@ -25,7 +25,8 @@ def generate_equivalence(eq, name1: str, name2: str) -> str:
         lines = ["equal functions"]
         if eq.same_orbit:
             g = eq.orbit
-            lines.append(f"same H_n-orbit: g·θ1 = θ2 with permutation {list(g.perm)} and scalings "
+            moves = ", ".join(f"{i + 1} ↦ {p + 1}" for i, p in enumerate(g.perm))   # neurons counted from 1
+            lines.append(f"same H_n-orbit: g·θ1 = θ2 with permutation ({moves}) and scalings "
                          f"{fmt_vec(g.scale)}")
         else:
             lines.append("different H_n-orbits: a hidden symmetry relates them")

@@ -215,3 +215,25 @@ def test_large_weights_are_truncated_with_a_note():
     cert = reluid.certify(net, timeout=10)
     page = generate_page(certificate_view(cert, net, "big.json", reluid.check(cert, net)))
     assert "Showing 20 of 25 rows" in page and "12 of 30 columns" in page
+
+
+def test_equivalence_numbers_the_permutation_from_one():
+    from reluid.model import Shallow
+    from reluid.report.shallow import generate_equivalence
+
+    a = Shallow.make([1, 2], [[1], [2]], [0, 1], [0])
+    b = Shallow.make([2, 1], [[2], [1]], [1, 0], [0])
+    assert "permutation (1 ↦ 2, 2 ↦ 1)" in generate_equivalence(reluid.equivalent(a, b), "a", "b")
+
+
+def test_an_invalid_input_is_a_row_without_a_page(tmp_path):
+    bad = tmp_path / "nets" / "bad.json"
+    bad.parent.mkdir()
+    bad.write_text("{not json")
+    (tmp_path / "nets" / "theta1.json").write_text((EXAMPLES / "theta1.json").read_text())
+    code, _, _ = run("audit", tmp_path / "nets", "--html", tmp_path / "html", "--junit", tmp_path / "j.xml")
+    assert code == 4
+    index = (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
+    assert 'data-verdict="invalid-input" data-check=""' in index and "theta1_json.html" in index
+    assert sorted(os.listdir(tmp_path / "html")) == ["index.html", "theta1_json.cert.json", "theta1_json.html"]
+    assert "JUnit XML" in index and (tmp_path / "html" / "../j.xml").is_file()
