@@ -36,6 +36,11 @@ DEEP_COLOURS = ("#7b3294", "#e66101", "#008080", "#5e3c99", "#b35806", "#01665e"
 #: Regions beyond which deeper layers are not drawn.
 MAX_CELLS = 4000
 
+#: Exact rational operations a figure may cost (about a second); beyond it the layer being
+#: computed and the deeper ones are left out, with a note.  A count, not a time: the figure of
+#: a network is the same on every machine.
+MAX_WORK = 500_000
+
 Point = tuple[Fraction, Fraction]
 
 
@@ -130,7 +135,7 @@ def window(net: Network) -> tuple[Fraction, Fraction, Fraction, Fraction]:
     x0, x1, y0, y1 = box
     cx, cy, h = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
     big = (cx - 4 * h, cx + 4 * h, cy - 4 * h, cy + 4 * h)
-    arr = arrangement(net, big, max_cells=MAX_CELLS // 4)
+    arr = arrangement(net, big, max_cells=MAX_CELLS // 4, max_work=MAX_WORK // 4)
     pts = [(x0, y0), (x1, y1)]
     segs = [s for (l, _), ss in arr.curves.items() if l > 1 for s in ss] + \
         [s for ss in arr.outputs.values() for s in ss]
@@ -175,8 +180,13 @@ def _layer1_window(net: Network) -> tuple[Fraction, Fraction, Fraction, Fraction
     return x0, x0 + span, y0, y0 + span
 
 
-def arrangement(net: Network, box=None, max_cells: int = MAX_CELLS) -> Arrangement:
-    """The exact bent arrangement of ``net`` (n0 = 2) inside ``box`` (default :func:`window`)."""
+def arrangement(net: Network, box=None, max_cells: int = MAX_CELLS, max_work: int = MAX_WORK) -> Arrangement:
+    """The exact bent arrangement of ``net`` (n0 = 2) inside ``box`` (default :func:`window`).
+
+    Layer 1's lines are always drawn; a deeper layer (and the output's zero set) is left out,
+    with a note, when it would split the window into more than ``max_cells`` regions or cost
+    more than ``max_work`` exact cuts.
+    """
     if net.input_dim != 2:
         raise ValueError("the arrangement is drawn for networks with two inputs")
     box = box or window(net)
@@ -185,6 +195,15 @@ def arrangement(net: Network, box=None, max_cells: int = MAX_CELLS) -> Arrangeme
     one, zero = Fraction(1), Fraction(0)
     # a cell: (polygon, P, q) with h(x) = P x + q the input of the next layer on the polygon
     cells = [([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], [(one, zero), (zero, one)], [zero, zero])]
+    work = 0
+
+    def stop(l, why):
+        for key in [k for k in out.curves if k[0] >= max(l, 2)]:
+            del out.curves[key]
+        out.note = f"hidden layer {l} {why}; " + (f"layers from {l} on are not drawn" if l > 1 else
+                                                   "only its lines are drawn")
+        return out
+
     for l, L in enumerate(net.layers[:-1], 1):
         W = [[Fraction(v) for v in r] for r in L.weight]
         b = [Fraction(v) for v in L.bias]
@@ -194,12 +213,18 @@ def arrangement(net: Network, box=None, max_cells: int = MAX_CELLS) -> Arrangeme
                 if seg is not None:
                     out.curves[(1, j)] = [seg]
         pieces = []
+        work += 3 * len(cells) * len(W) * len(cells[0][1])
+        if work > max_work:
+            return stop(l, f"needs more than {max_work} exact operations")
         for poly, P, q in cells:
             Z = [((sum(w[t] * P[t][0] for t in range(len(P))), sum(w[t] * P[t][1] for t in range(len(P)))),
                   sum(w[t] * q[t] for t in range(len(q))) + bj) for w, bj in zip(W, b)]
             pieces.append((poly, Z, []))
         for j in range(len(W)):
             nxt = []
+            work += 30 * len(pieces)
+            if work > max_work:
+                return stop(l, f"needs more than {max_work} exact operations")
             for poly, Z, signs in pieces:
                 c, d = Z[j]
                 if c[0] == 0 and c[1] == 0:
@@ -214,9 +239,7 @@ def arrangement(net: Network, box=None, max_cells: int = MAX_CELLS) -> Arrangeme
                     nxt.append((neg, Z, signs + [False]))
             pieces = nxt
             if len(pieces) > max_cells:
-                out.note = (f"hidden layer {l} splits the window into more than {max_cells} regions; "
-                            f"layers from {l} on are not drawn")
-                return out
+                return stop(l, f"splits the window into more than {max_cells} regions")
         cells = []
         for poly, Z, signs in pieces:
             for j, s in enumerate(signs):
@@ -388,13 +411,19 @@ class Graph:
     outputs: list = field(default_factory=list)        # per output: [(x, y), ...] exact, increasing x
     kinks: dict = field(default_factory=dict)
     terms: dict = field(default_factory=dict)          # neuron → [(x, y), ...] (shallow, one output)
+    note: str = ""
 
 
-def _pieces(net: Network, lo: Fraction, hi: Fraction):
-    """Intervals [(a, b, P, q)] on which h^{L-1}(x) = P x + q, and the kinks of every hidden neuron."""
+def _pieces(net: Network, lo: Fraction, hi: Fraction, max_work: int = MAX_WORK):
+    """Intervals [(a, b, P, q)] on which h^{L-1}(x) = P x + q, the kinks of every hidden neuron, and a note
+    (with the intervals None) when that costs more than ``max_work`` affine evaluations."""
     kinks: dict = {}
     cells = [(lo, hi, [Fraction(1)], [Fraction(0)])]
+    work = 0
     for l, L in enumerate(net.layers[:-1], 1):
+        work += 2 * len(cells) * L.n_out * L.n_in
+        if work > max_work:
+            return None, kinks, f"hidden layer {l} needs more than {max_work} exact operations; not drawn"
         W = [[Fraction(v) for v in r] for r in L.weight]
         b = [Fraction(v) for v in L.bias]
         nxt = []
@@ -413,8 +442,8 @@ def _pieces(net: Network, lo: Fraction, hi: Fraction):
                             [d if s else Fraction(0) for (_, d), s in zip(Z, on)]))
         cells = nxt
         if len(cells) > MAX_CELLS:
-            break
-    return cells, kinks
+            return None, kinks, f"hidden layer {l} has more than {MAX_CELLS} pieces; not drawn"
+    return cells, kinks, ""
 
 
 def graph(net: Network, box=None) -> Graph:
@@ -423,14 +452,16 @@ def graph(net: Network, box=None) -> Graph:
         raise ValueError("the graph is drawn for networks with one input")
     if box is None:
         big = Fraction(1000)
-        _, kinks = _pieces(net, -big, big)
+        _, kinks, _ = _pieces(net, -big, big, MAX_WORK // 4)
         xs = sorted(x for v in kinks.values() for x in v) or [Fraction(0)]
         c, half = (xs[0] + xs[-1]) / 2, max((xs[-1] - xs[0]) / 2, Fraction(1, 2))
         half = half * Fraction(3, 2) + Fraction(1, 2)
         box = (_nice(c - half, False), _nice(c + half, True))
     lo, hi = box
-    cells, kinks = _pieces(net, lo, hi)
-    g = Graph(lo, hi, kinks={k: sorted(v) for k, v in kinks.items()})
+    cells, kinks, note = _pieces(net, lo, hi)
+    g = Graph(lo, hi, kinks={k: sorted(v) for k, v in kinks.items()}, note=note)
+    if cells is None:
+        return g
     Lf = net.layers[-1]
     for w, bo in zip(Lf.weight, Lf.bias):
         w = [Fraction(v) for v in w]

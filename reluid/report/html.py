@@ -325,8 +325,12 @@ def _graph_figure(view: CertificateView) -> str:
     net = view.network
     wit = view.witness.network if view.witness is not None else None
     g = graph(net)
+    if not g.outputs:
+        return (f'<section class="card" id="figure"><h2>The function</h2><p class="note">Not drawn: '
+                f'{_e(g.note)}.</p></section>')
     hl = changed_neurons(net, wit) if wit is not None else {}
     gw = graph(wit, (g.lo, g.hi)) if wit is not None and wit.input_dim == 1 and wit.depth >= 2 else None
+    gw = gw if gw is not None and gw.outputs else None
     ys = [y for gr in (g, gw) if gr is not None for pts in (*gr.outputs, *gr.terms.values()) for _, y in pts]
     rng = (min(ys), max(ys))
     panels = [svg_graph(net, g, title="θ", ident="graph-theta", highlight=hl, y_range=rng)]

@@ -237,3 +237,20 @@ def test_an_invalid_input_is_a_row_without_a_page(tmp_path):
     assert 'data-verdict="invalid-input" data-check=""' in index and "theta1_json.html" in index
     assert sorted(os.listdir(tmp_path / "html")) == ["index.html", "theta1_json.cert.json", "theta1_json.html"]
     assert "JUnit XML" in index and (tmp_path / "html" / "../j.xml").is_file()
+
+
+def test_figures_of_large_networks_stop_with_a_note():
+    import random
+
+    from reluid.model.network import Network
+    from reluid.report.arrangement import graph
+
+    rng = random.Random(1)
+
+    def layer(n_in, n_out):
+        return ([[rng.randint(-5, 5) for _ in range(n_in)] for _ in range(n_out)],
+                [rng.randint(-5, 5) for _ in range(n_out)])
+    arr = arrangement(Network.from_lists([layer(2, 40), layer(40, 40), layer(40, 40), layer(40, 1)]))
+    assert "not drawn" in arr.note and {l for l, _ in arr.curves} == {1} and not arr.outputs
+    g = graph(Network.from_lists([layer(1, 300), layer(300, 300), layer(300, 1)]))
+    assert "not drawn" in g.note and not g.outputs
