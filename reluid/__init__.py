@@ -23,7 +23,8 @@ _API = ("load", "save", "parse_network", "generate_json", "read_certificate", "w
         "certify", "decide", "check", "equivalent", "canonical_form", "is_canonical", "same_orbit", "align",
         "alignment_document", "write_alignment", "read_alignment", "check_alignment", "activation_regions",
         "minimal_form", "is_minimal", "zero_factor_reduction", "ominus", "stabilizer", "find_flip_set",
-        "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions", "run_survey", "prove")
+        "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions", "run_survey", "prove",
+        "progress_bar")
 
 _EXPORTS = {name: "reluid.api" for name in _API} | {
     # the exact model
@@ -42,7 +43,7 @@ _EXPORTS = {name: "reluid.api" for name in _API} | {
     "MinimalForm": "reluid.analysis.shallow.minimal",
     "Stabilizer": "reluid.analysis.shallow.stabilizer", "FunDimResult": "reluid.analysis.deep.fundim",
     "Evaluation": "reluid.analysis.shallow.zariski", "SurveyConfig": "reluid.analysis.deep.survey",
-    "SurveyResult": "reluid.analysis.deep.survey",
+    "SurveyResult": "reluid.analysis.deep.survey", "Tracker": "reluid.analysis.progress",
     # the exception tree
     "ReluidError": "reluid.errors", "InvalidArgument": "reluid.errors", "InvalidNetwork": "reluid.errors",
     "UnsupportedOperator": "reluid.errors", "NotShallow": "reluid.errors", "CertificateError": "reluid.errors",

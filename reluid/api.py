@@ -30,8 +30,61 @@ __all__ = [
     "read_alignment", "check_alignment", "activation_regions",
     "minimal_form", "is_minimal", "zero_factor_reduction", "ominus", "stabilizer",
     "find_flip_set", "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions",
-    "run_survey", "prove",
+    "run_survey", "prove", "progress_bar",
 ]
+
+
+def progress_bar(enabled: bool = True, *, stream=None, force: bool = False):
+    """One progress bar for everything run while it is open (a :class:`~reluid.analysis.progress.Tracker`).
+
+    Shown with rich on stderr only when ``enabled`` and stderr is a terminal
+    (``force`` shows it on ``stream`` anyway); otherwise it is silent and
+    costs nothing.  Pass it as ``progress=`` to :func:`certify`,
+    :func:`check`, :func:`functional_dimension` and :func:`run_survey`, and
+    divide it with ``bar.stage(label, steps)`` / ``bar.step(name)`` around
+    several calls.  The analyses report their phases to it; it never
+    affects a result.
+    """
+    from reluid.analysis.progress import progress_bar as _bar
+
+    return _bar(enabled, stream=stream, force=force)
+
+
+class _Tracking:
+    """``with _Tracking(progress) as t``: the tracker to report to, installed for the analyses.
+
+    ``progress`` is a tracker (used, not closed), True (a bar of its own,
+    closed at the end) or False (the tracker already active, if any, else a
+    silent one).
+    """
+
+    def __init__(self, progress):
+        from reluid.analysis import progress as _p
+
+        self._p = _p
+        self.own = None
+        if isinstance(progress, _p.Tracker):
+            self.tracker = progress
+        elif progress and not isinstance(progress, bool):
+            raise InvalidArgument(f"progress must be a bool or a progress_bar(), got {type(progress).__name__}")
+        elif progress and _p.current() is None:
+            self.tracker = self.own = _p.progress_bar(True)
+        else:
+            self.tracker = _p.current() or _p.Tracker()
+        self._token = None
+
+    def __enter__(self):
+        if self.own is not None:
+            self.own.__enter__()
+        elif self._p.current() is not self.tracker:
+            self._token = self._p._CURRENT.set(self.tracker)
+        return self.tracker
+
+    def __exit__(self, *exc):
+        if self._token is not None:
+            self._p._CURRENT.reset(self._token)
+        if self.own is not None:
+            self.own.__exit__(*exc)
 
 
 def _network(net, what: str = "net") -> Network:
@@ -134,7 +187,7 @@ def write_certificate(cert: Certificate, path) -> None:
 # verdicts
 # ---------------------------------------------------------------------------
 
-def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, progress: bool = False):
+def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, progress=False):
     """The hidden-symmetry decision as a frozen result, before it becomes a certificate.
 
     No hidden layer: the affine map determines its parameters
@@ -146,21 +199,22 @@ def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 
     ``no-hidden-symmetries``).
     """
     net = _network(net)
-    if net.depth == 1:
-        from reluid.analysis.shallow.decide import decide_affine
+    with _Tracking(progress):   # the analyses report their phases to the active tracker
+        if net.depth == 1:
+            from reluid.analysis.shallow.decide import decide_affine
 
-        return decide_affine(net)
-    if net.is_shallow:
-        from reluid.analysis.shallow.decide import decide as _decide
+            return decide_affine(net)
+        if net.is_shallow:
+            from reluid.analysis.shallow.decide import decide as _decide
 
-        return _decide(net.shallow(), timeout=timeout, seed=seed, progress=progress, paper_condition=True)
-    from reluid.analysis.deep.decide import decide_deep
+            return _decide(net.shallow(), timeout=timeout, seed=seed, paper_condition=True)
+        from reluid.analysis.deep.decide import decide_deep
 
-    return decide_deep(net, timeout=float("inf") if timeout is None else timeout, seed=seed, progress=progress)
+        return decide_deep(net, timeout=float("inf") if timeout is None else timeout, seed=seed)
 
 
 def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, embed: bool | None = None,
-            progress: bool = False) -> Certificate:
+            progress=False) -> Certificate:
     """Decide whether ``net`` has hidden symmetries and return a certificate.
 
     Parameters
@@ -176,8 +230,9 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
     embed : bool or None
         Embed the network in the certificate so that it stands alone (default:
         when it has at most 20 000 parameters).
-    progress : bool
-        Show progress bars for long searches.
+    progress : bool or progress_bar()
+        Show one progress bar across the phases (True: a bar of its own, on
+        a terminal); a :func:`progress_bar` passed in is advanced, not closed.
 
     Examples
     --------
@@ -188,23 +243,31 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
     from reluid.certificates.build import certificate_from_decision, certificate_from_deep_decision
 
     net = _network(net)
-    d = decide(net, timeout=timeout, seed=seed, progress=progress)
-    if net.depth <= 2:
-        return certificate_from_decision(net, d, embed=embed, timeout=timeout, seed=seed)
-    return certificate_from_deep_decision(d, embed=embed)
+    steps = (["decide", "certificate"] if net.depth <= 2 else
+             ["mechanism detection", "witness construction", "functional dimension", "certificate"])
+    with _Tracking(progress) as bar, bar.stage("", steps):
+        bar.step(steps[0])
+        d = decide(net, timeout=timeout, seed=seed)
+        bar.step("certificate")
+        if net.depth <= 2:
+            return certificate_from_decision(net, d, embed=embed, timeout=timeout, seed=seed)
+        return certificate_from_deep_decision(d, embed=embed)
 
 
-def check(cert: Certificate, network: Network | None = None, *, work_limit: int | None = None):
+def check(cert: Certificate, network: Network | None = None, *, work_limit: int | None = None, progress=False):
     """Re-verify a certificate with the independent checker (no z3, no search code); a :class:`CheckReport`.
 
     ``work_limit`` bounds the checker's work over the whole certificate (default
     ``reluid.checker.registry.WORK_LIMIT`` steps); a claim past it is reported as
-    not re-verified.
+    not re-verified.  ``progress`` as for :func:`certify` (the checker itself
+    reports nothing: the bar shows one step, "check").
     """
     from reluid.checker.check import check_certificate
     from reluid.checker.registry import WORK_LIMIT
 
-    return check_certificate(cert, network, work_limit=WORK_LIMIT if work_limit is None else work_limit)
+    with _Tracking(progress) as bar, bar.stage("", ["check"]):
+        bar.step("check")
+        return check_certificate(cert, network, work_limit=WORK_LIMIT if work_limit is None else work_limit)
 
 
 # ---------------------------------------------------------------------------
@@ -403,11 +466,15 @@ def is_flip_set(net: Network | Shallow, F) -> bool:
 def functional_dimension(net: Network | Shallow, **options):
     """Certified lower bound (and, when it meets U, the value) of dim_fun(θ) (a ``FunDimResult``).
 
-    Options are those of :func:`reluid.analysis.deep.fundim.functional_dimension`.
+    Options are those of :func:`reluid.analysis.deep.fundim.functional_dimension`, and ``progress`` as
+    for :func:`certify`.
     """
     from reluid.analysis.deep.fundim import functional_dimension as _fundim
 
-    return _fundim(_network(net), **options)
+    progress = options.pop("progress", False)
+    with _Tracking(progress) as bar, bar.stage("", ["functional dimension"]):
+        bar.step("functional dimension")
+        return _fundim(_network(net), **options)
 
 
 def conditions(m: int, n: int, k: int = 1, *, literal_definition_9: bool = False):
@@ -435,7 +502,8 @@ def run_survey(config=None, *, workers: int | None = None, dask_address: str | N
     Give a :class:`~reluid.analysis.deep.survey.SurveyConfig`, or its fields
     as keywords (``depth``, ``width``, ``input_dim``, ``networks``, ``seed``,
     ``points_factor``, ``bias_variance``).  ``workers`` local processes, or the
-    dask.distributed scheduler at ``dask_address``; ``progress(done, total)``.
+    dask.distributed scheduler at ``dask_address``.  ``progress``: a callable
+    ``progress(done, total)``, or as for :func:`certify` (one step per network).
     """
     from reluid.analysis.deep.survey import SurveyConfig, run_survey as _run
 
@@ -443,7 +511,16 @@ def run_survey(config=None, *, workers: int | None = None, dask_address: str | N
         config = SurveyConfig(**fields)
     elif fields:
         raise InvalidArgument("give either a SurveyConfig or its fields, not both")
-    return _run(config, workers=workers, dask_address=dask_address, progress=progress)
+    if callable(progress) and not hasattr(progress, "stage"):
+        return _run(config, workers=workers, dask_address=dask_address, progress=progress)
+    K = config.networks
+    with _Tracking(progress or False) as bar, bar.stage("survey", [f"{i + 1}/{K} networks" for i in range(K)]):
+        bar.step(index=0)
+
+        def done(d, total):
+            bar.step(index=d)
+
+        return _run(config, workers=workers, dask_address=dask_address, progress=done)
 
 
 def prove(names=(), **options):

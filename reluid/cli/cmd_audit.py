@@ -12,21 +12,31 @@ NAME = "audit"
 HELP = "certify every network under the given files/folders; write JUnit/Markdown/HTML reports"
 DESCRIPTION = ("Certify many networks. One JUnit test case per network (failure = hidden symmetry, "
                "error = invalid input, skipped = unknown). Exit code = worst outcome, in the order "
-               "invalid input (4) > hidden symmetry (1) > unknown (3) > no hidden symmetries (0).")
+               "invalid input (4) > hidden symmetry (1) > unknown (3) > no hidden symmetries (0). "
+               "Every report file of one network has the same stem (theta1.json → theta1_json.md, "
+               "theta1_json.html, theta1_json.cert.json), and the reports link to each other relatively.")
 
 SUFFIXES = (".json", ".npz", ".onnx", ".safetensors")
 SEVERITY = {0: 0, 3: 1, 1: 2, 4: 3}
 
 
 def add_arguments(p) -> None:
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--junit", metavar="FILE")
-    p.add_argument("--markdown", metavar="FILE")
-    p.add_argument("--html", metavar="DIR", help="one HTML report per network")
-    p.add_argument("--certificates", metavar="DIR", help="one certificate per network")
-    p.add_argument("--reports", metavar="DIR", help="one Markdown proof-like report per network")
-    p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S", help="per network (default 60)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="network files, or folders searched recursively for .json, .npz, .onnx and .safetensors")
+    p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (one test case per network)")
+    p.add_argument("--markdown", metavar="FILE",
+                   help="write a Markdown summary table (for a CI job summary), linking the per-network reports")
+    p.add_argument("--html", metavar="DIR",
+                   help="write an HTML report: DIR/index.html (verdict badges, filters) and one self-contained page "
+                        "per network (certificates go there too unless --certificates is given)")
+    p.add_argument("--certificates", metavar="DIR", help="write one certificate per network (STEM.cert.json)")
+    p.add_argument("--reports", metavar="DIR", help="write one Markdown proof-like report per network (STEM.md)")
+    p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
+                   help="time budget per network in seconds (default 60)")
+    p.add_argument("--seed", type=int, default=0, help="seed for solvers and sampling (default 0)")
+    p.add_argument("--progress", action="store_true",
+                   help="show one progress bar across every network and phase on stderr (needs rich; off when "
+                        "stderr is not a terminal)")
     add_input_options(p)
 
 
@@ -52,40 +62,92 @@ def _stems(paths) -> dict:
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.api import certify, check
-    from reluid.report import (AuditEntry, generate_html, generate_junit, generate_markdown, generate_report,
-                               generate_summary_markdown)
-    from reluid.report.certificate import summary_line
+    from reluid.api import certify, check, progress_bar
+    from reluid.report import AuditEntry, generate_junit, generate_summary_markdown
+    from reluid.report.certificate import (certificate_view, generate_markdown, relative_link, short_reason,
+                                           short_summary, summary_details, summary_line)
+    from reluid.report.html import IndexEntry, generate_index, generate_page
 
-    entries = []
+    entries, index = [], []
     paths = collect(args.paths)
     stems = _stems(paths)
-    for path in paths:
-        t0 = time.perf_counter()
-        try:
-            net = load_network(path, args)
-            cert = certify(net, timeout=args.timeout, seed=args.seed)
-        except (InvalidNetwork, NotShallow) as e:
-            entries.append(AuditEntry(path, "invalid-input", " ".join(str(e).split()), time.perf_counter() - t0))
-            print(f"{path}: invalid-input: {entries[-1].message}", file=stdout)
-            continue
-        report = check(cert, net)
-        outcome = cert.verdict.value if report.valid else "unknown"
-        message = summary_line(cert) if report.valid else f"the certificate failed its own check: {report.reason}"
-        entry = AuditEntry(path, outcome, message, time.perf_counter() - t0, net.architecture)
-        entries.append(entry)
-        print(f"{path}: {entry.message}", file=stdout)
-        if args.certificates:
-            write_text(os.path.join(args.certificates, stems[path] + ".cert.json"), generate_report(cert, "json"))
-        if args.reports:
-            write_text(os.path.join(args.reports, stems[path] + ".md"), generate_markdown(cert, net, path, report))
-        if args.html:
-            write_text(os.path.join(args.html, stems[path] + ".html"), generate_html(cert, net, path, report))
+    cert_dir = args.certificates or args.html          # the HTML pages link a certificate, so they need one
+
+    def files(path):
+        stem = stems[path]
+        return {"cert": os.path.join(cert_dir, stem + ".cert.json") if cert_dir else None,
+                "md": os.path.join(args.reports, stem + ".md") if args.reports else None,
+                "html": os.path.join(args.html, stem + ".html") if args.html else None}
+
+    def links(f, here, own):
+        out = [("certificate", f["cert"]), ("Markdown report", f["md"]), ("HTML report", f["html"])]
+        return tuple((label, relative_link(p, here)) for label, p in out if p is not None and label != own)
+
+    steps = [f"{i + 1}/{len(paths)} {os.path.basename(p)}" for i, p in enumerate(paths)]
+    with progress_bar(args.progress, stream=stderr) as bar, bar.stage("", steps):
+        for k, path in enumerate(paths):
+            bar.step(index=k)
+            t0 = time.perf_counter()
+            f = files(path)
+            with bar.stage("", ["read", "certify", "check", "reports"]):
+                bar.step("read")
+                try:
+                    net = load_network(path, args)
+                    bar.step("certify")
+                    cert = certify(net, timeout=args.timeout, seed=args.seed, progress=bar)
+                except (InvalidNetwork, NotShallow) as e:
+                    msg = " ".join(str(e).split())
+                    entries.append(AuditEntry(path, "invalid-input", msg, time.perf_counter() - t0))
+                    index.append(IndexEntry(path, "invalid-input", "", msg))
+                    print(f"{path}: invalid-input: {msg}", file=stdout)
+                    continue
+                bar.step("check")
+                report = check(cert, net, progress=bar)
+                bar.step("reports")
+            outcome = cert.verdict.value if report.valid else "unknown"
+            if report.valid:
+                message, short = summary_line(cert), short_summary(cert)
+                details = "; ".join(summary_details(cert) + ([short_reason(cert.reason)] if cert.reason else []))
+                if cert.assumption:
+                    short += f" [assumption: {cert.assumption}]"
+            else:
+                message = short = details = f"the certificate failed its own check: {report.reason}"
+            entry = AuditEntry(path, outcome, message, time.perf_counter() - t0, net.architecture,
+                               certificate=f["cert"], check="re-verified" if report.valid else "rejected",
+                               short=short, details=details + (f" [assumption: {cert.assumption}]"
+                                                               if cert.assumption and report.valid else ""),
+                               report=f["md"], page=f["html"], n_params=net.n_params)
+            entries.append(entry)
+            print(f"{path}: {entry.message}", file=stdout)
+            if f["cert"]:
+                write_text(f["cert"], _json(cert))
+            if f["md"]:
+                write_text(f["md"], generate_markdown(certificate_view(cert, net, path, report,
+                                                                       links(f, args.reports, "Markdown report"))))
+            if f["html"]:
+                view = certificate_view(cert, net, path, report, links(f, args.html, "HTML report"))
+                write_text(f["html"], generate_page(view, index_href="index.html"))
+            if args.html:
+                index.append(IndexEntry(path, outcome, entry.check, details, net.architecture, net.n_params,
+                                        relative_link(f["html"], args.html),
+                                        relative_link(f["cert"], args.html) if f["cert"] else None,
+                                        cert.assumption))
     if args.junit:
-        write_text(args.junit, generate_junit(entries))
+        write_text(args.junit, generate_junit(entries, base=os.path.dirname(args.junit)))
     if args.markdown:
-        write_text(args.markdown, generate_summary_markdown(entries))
+        write_text(args.markdown, generate_summary_markdown(entries, base=os.path.dirname(args.markdown)))
+    if args.html:
+        extra = [(label, relative_link(p, args.html)) for label, p in
+                 (("JUnit XML", args.junit), ("Markdown summary", args.markdown)) if p]
+        write_text(os.path.join(args.html, "index.html"), generate_index(index, " ".join(args.paths),
+                                                                          report_links=extra))
     if not entries:
         print("reluid audit: no network files found", file=stderr)
         return 4
     return max((e.exit_code for e in entries), key=SEVERITY.__getitem__)
+
+
+def _json(cert) -> str:
+    from reluid.report import generate_report
+
+    return generate_report(cert, "json")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 from reluid.cli.common import add_input_options, load_network, positive_float, write_text
 
@@ -14,13 +13,16 @@ DESCRIPTION = ("Decide whether NET has hidden symmetries. Exit codes: 0 no hidde
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("network", metavar="NET", help="network file (.json, .npz, .onnx, .safetensors; see README, File formats)")
+    p.add_argument("network", metavar="NET",
+                   help="network file (.json, .npz, .onnx, .safetensors; see README, File formats)")
     p.add_argument("-o", "--output", metavar="CERT.json", help="write the certificate here")
     p.add_argument("--format", choices=["text", "md", "html", "json", "junit"], default="text",
                    help="report format on stdout (default: text)")
     p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S", help="time budget in seconds (default 60)")
     p.add_argument("--seed", type=int, default=0, help="seed for solvers and sampling (default 0)")
-    p.add_argument("--progress", action="store_true", help="show progress bars")
+    p.add_argument("--progress", action="store_true",
+                   help="show one progress bar across every phase on stderr (needs rich; off when stderr is not a "
+                        "terminal)")
     p.add_argument("--embed", action=argparse.BooleanOptionalAction, default=None,
                    help="embed the network in the certificate (default: when it has ≤ 20 000 parameters)")
     p.add_argument("--check", action=argparse.BooleanOptionalAction, default=True,
@@ -30,20 +32,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.api import certify, check
+    from reluid.api import certify, check, progress_bar
     from reluid.report import AuditEntry, generate_junit, generate_report
     from reluid.report.certificate import summary_line
 
-    net = load_network(args.network, args)
-    cert = certify(net, timeout=args.timeout, seed=args.seed, embed=args.embed, progress=args.progress)
-    report = check(cert, net) if args.check else None
+    with progress_bar(args.progress, stream=stderr) as bar, bar.stage("", ["read", "certify", "check"]):
+        bar.step("read")
+        net = load_network(args.network, args)
+        bar.step("certify")
+        cert = certify(net, timeout=args.timeout, seed=args.seed, embed=args.embed, progress=bar)
+        bar.step("check")
+        report = check(cert, net, progress=bar) if args.check else None
     if args.output:
         write_text(args.output, generate_report(cert, "json"))
     if args.format == "junit":
         entry = AuditEntry(args.network, cert.verdict.value, summary_line(cert), architecture=net.architecture)
         stdout.write(generate_junit([entry]))
     else:
-        stdout.write(generate_report(cert, args.format, net, net.name or os.path.basename(args.network), report))
+        stdout.write(generate_report(cert, args.format, net, args.network, report))   # the title names the file
     if report is not None and not report.valid:
         print(f"reluid certify: internal error: the certificate failed its own check ({report.reason}); "
               "no verdict", file=stderr)

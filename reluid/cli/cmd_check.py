@@ -11,7 +11,7 @@ DESCRIPTION = ("Re-verify CERT exactly with the checker's own derivation rule; i
 
 
 def add_arguments(p) -> None:
-    p.add_argument("certificate", metavar="CERT.json")
+    p.add_argument("certificate", metavar="CERT.json", help="a certificate written by reluid certify or reluid audit")
     p.add_argument("--network", metavar="NET", help="the network (default: the copy embedded in CERT)")
     p.add_argument("--work-limit", metavar="STEPS", type=int, default=None,
                    help="the checker's work limit over the whole certificate, in steps of its longest loops "

@@ -15,8 +15,10 @@ DESCRIPTION = ("Decide exactly whether NET1 and NET2 compute the same function. 
 
 
 def add_arguments(p) -> None:
-    p.add_argument("net1", metavar="NET1")
-    p.add_argument("net2", metavar="NET2")
+    p.add_argument("net1", metavar="NET1",
+                   help="the first network file, of any depth (.json, .npz, .onnx, .safetensors; see README, File "
+                        "formats)")
+    p.add_argument("net2", metavar="NET2", help="the second network, with the same input and output dimensions")
     p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
                    help="seconds for the region split and z3 (deep networks; default 60)")
     p.add_argument("--seed", type=int, default=0, help="seed of the float probes (their answers are exact)")

@@ -19,22 +19,30 @@ DESCRIPTION = ("Certify a lower bound on the functional dimension of NET (Grigsb
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("network", metavar="NET", help="network file (.json, .npz, .onnx, .safetensors; see README, File formats)")
+    p.add_argument("network", metavar="NET",
+                   help="network file (.json, .npz, .onnx, .safetensors; see README, File formats)")
     p.add_argument("--points", type=positive_int, default=None, metavar="N",
                    help="number of Gaussian sample points (default 100 × U)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--exact", action="store_true",
                    help="find every activation pattern exactly (slower; witness points are always checked exactly)")
     p.add_argument("--json", metavar="FILE", help="write the result (with the witness points) as JSON")
+    p.add_argument("--progress", action="store_true",
+                   help="show one progress bar across every phase on stderr (needs rich; off when stderr is not a "
+                        "terminal)")
     add_input_options(p)
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.api import functional_dimension
+    from reluid.api import functional_dimension, progress_bar
     from reluid.report.fundim import generate_fundim_json, generate_fundim_text
 
-    net = load_network(args.network, args)
-    r = functional_dimension(net, points=args.points, seed=args.seed, method="exact" if args.exact else "auto")
+    with progress_bar(args.progress, stream=stderr) as bar, bar.stage("", ["read", "functional dimension"]):
+        bar.step("read")
+        net = load_network(args.network, args)
+        bar.step("functional dimension")
+        r = functional_dimension(net, points=args.points, seed=args.seed, method="exact" if args.exact else "auto",
+                                 progress=bar)
     stdout.write(generate_fundim_text(r, args.network))
     if args.json:
         write_text(args.json, generate_fundim_json(r))

@@ -11,7 +11,8 @@ HELP = "print the minimal form of a shallow network as reluid JSON"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("network", metavar="NET")
+    p.add_argument("network", metavar="NET",
+                   help="a shallow network file (.json, .npz, .onnx, .safetensors; see README, File formats)")
     add_input_options(p)
 
 

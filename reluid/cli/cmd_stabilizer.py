@@ -9,7 +9,8 @@ HELP = "print the stabilizer of a shallow network in H_n"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("network", metavar="NET")
+    p.add_argument("network", metavar="NET",
+                   help="a shallow network file (.json, .npz, .onnx, .safetensors; see README, File formats)")
     add_input_options(p)
 
 

@@ -35,11 +35,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plot", metavar="FILE", help="write a histogram like Figure 6")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--markdown", metavar="FILE", help="write a Markdown summary")
-    p.add_argument("--progress", action="store_true", help="report progress on stderr")
+    p.add_argument("--progress", action="store_true",
+                   help="show one progress bar across every network on stderr (needs rich; off when stderr is not a "
+                        "terminal)")
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.api import run_survey
+    from reluid.api import progress_bar, run_survey
     from reluid.report.survey import (generate_survey_json, generate_survey_markdown, generate_survey_text,
                                       write_survey_plot)
     if not args.bias_variance >= 0:
@@ -49,15 +51,10 @@ def run(args, stdout, stderr) -> int:
         print("reluid survey: error: --depth must be at least 3 (two hidden layers)", file=stderr)
         return 2
 
-    def progress(done, total):
-        if args.progress:
-            print(f"\r{done}/{total}", end="" if done < total else "\n", file=stderr)
-            if hasattr(stderr, "flush"):
-                stderr.flush()
-
-    result = run_survey(depth=args.depth, width=args.width, input_dim=args.input_dim, networks=args.networks,
-                        seed=args.seed, points_factor=args.points_factor, bias_variance=args.bias_variance,
-                        workers=args.workers, dask_address=args.dask, progress=progress)
+    with progress_bar(args.progress, stream=stderr) as bar:
+        result = run_survey(depth=args.depth, width=args.width, input_dim=args.input_dim, networks=args.networks,
+                            seed=args.seed, points_factor=args.points_factor, bias_variance=args.bias_variance,
+                            workers=args.workers, dask_address=args.dask, progress=bar)
     stdout.write(generate_survey_text(result))
     if args.plot:
         write_survey_plot([result], args.plot)

@@ -1,32 +1,54 @@
-"""Proof-like reports of one certificate.
+"""Proof-like reports of one certificate: the section model, and its text and Markdown renderings.
 
 A report reads like a short proof: the network, each claim with its paper
-reference and its evidence in mathematical notation, what rests on z3, and
-the conclusion; for a hidden symmetry the witness θ′ and the identity behind
-it (for a flip set F, Σ_{i∈F} m_i a_iᵀ = 0 with the numbers).  One structured
-list of sections feeds the text, Markdown and HTML renderers.
+reference and its evidence in mathematical notation, the checker's own status
+of every claim, and the conclusion; for a hidden symmetry the witness θ′ and
+the identity behind it (for a flip set F, Σ_{i∈F} m_i a_iᵀ = 0 with the
+numbers).  :func:`certificate_view` builds one :class:`CertificateView` from
+the certificate, the network and the :class:`~reluid.checker.check.CheckReport`;
+the text and Markdown renderers here and the HTML renderer
+(:mod:`reluid.report.html`) all read it.
+
+Numbering: neurons, layers, claims and classes are counted from 1 in every
+report (as in the papers); the certificate's JSON counts neurons and classes
+from 0 (docs/certificates.md).
 """
 
 from __future__ import annotations
 
-import html
+import os
+import re
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from reluid.certificates.schema import Certificate, ClaimKind, to_json
 from reluid.model.network import Network
+from reluid.report import mathml as mm
+from reluid.report.mathml import Formula
 from reluid.verdicts import Verdict
 
 __all__ = ["generate_text", "generate_markdown", "generate_html", "generate_report", "write_report", "RENDERERS",
-           "summary_line", "fmt_q", "fmt_vec"]
+           "summary_line", "short_summary", "summary_details", "short_reason", "fmt_q", "fmt_vec",
+           "certificate_view", "CertificateView", "ClaimView", "WitnessView", "Para", "CHECK_STATES", "check_state",
+           "WIDTH", "wrap", "relative_link", "reason_sentences"]
 
 MAX_LISTED_NEURONS = 12
-INDEX_KEYS = ("flip_set", "neurons", "neuron")
+MAX_LISTED_PARAMS = 80
+#: evidence and witness fields holding 0-based neuron (or class) indices, shown from 1
+INDEX_KEYS = ("flip_set", "neurons", "neuron", "upstream", "downstream")
+#: line width of the text and Markdown reports
+WIDTH = 100
 
 CONCLUSION = {
     Verdict.NO_HIDDEN: "the fibre ρ⁻¹(ρ(θ)) equals the orbit H_n·θ: θ has no hidden symmetries.",
     Verdict.HIDDEN: "θ′ lies in the fibre of θ but not in its H_n-orbit: θ has a hidden symmetry.",
     Verdict.UNKNOWN: "no verdict could be established.",
 }
+
+#: the checker's status of a whole certificate, as reports show it
+CHECK_STATES = ("re-verified", "rejected", "not re-verified")
 
 
 def fmt_q(x) -> str:
@@ -38,65 +60,79 @@ def fmt_vec(v) -> str:
     return "(" + ", ".join(fmt_q(x) for x in v) + ")"
 
 
-def _network_lines(net: Network) -> list[str]:
-    arch = net.architecture
-    lines = [f"Architecture {arch}: {net.depth} layer maps, {net.n_params} parameters."]
-    if net.is_shallow:
-        t = net.shallow()
-        lines[0] = f"θ = (M, A, b, c) ∈ Ω({t.m}, {t.n}, {t.k}), {net.n_params} parameters."
-        if t.n <= MAX_LISTED_NEURONS and t.m <= 8:
-            for i in range(t.n):
-                lines.append(f"neuron {i + 1}: m_{i + 1} = {fmt_vec(t.out(i))}, a_{i + 1} = {fmt_vec(t.A[i])}, "
-                             f"b_{i + 1} = {fmt_q(t.b[i])}")
-            lines.append(f"c = {fmt_vec(t.c)}")
-    elif net.n_params <= 80:
-        for l, L in enumerate(net.layers, 1):
-            rows = "; ".join(" ".join(fmt_q(x) for x in r) for r in L.weight)
-            lines.append(f"W^{l} = [{rows}], b^{l} = {fmt_vec(L.bias)}")
-    return lines
+def _one_based(xs) -> str:
+    return "{" + ", ".join(str(int(i) + 1) for i in xs) + "}"
 
 
-def _evidence_lines(claim, net: Network) -> list[str]:
-    ev = claim.evidence
-    kind = claim.kind
-    out = []
-    if kind == ClaimKind.NO_FLIP_SET:
-        method = ev.get("method")
-        if method == "rank":
-            out.append(f"Evidence (rank): with p = {ev.get('p')}, the {len(ev.get('rows', ()))} selected rows of "
-                       "U = [vec(m_1 a_1ᵀ) … vec(m_n a_nᵀ)] form a square matrix that is nonsingular mod p; "
-                       "so the columns of U are linearly independent over Q and no nonempty 0/1 combination vanishes.")
-        elif method == "lattice":
-            out.append(f"Evidence (lattice): an LLL-reduced basis of ker U ∩ Zⁿ ({len(ev.get('basis', ()))} "
-                       "vectors), saturated (B·C = I) and complete (rank U mod p = n − r), whose Gram–Schmidt "
-                       "norms all exceed √n; every flip set would be a nonzero lattice vector of norm ≤ √n.")
-        elif method == "enumerate":
-            out.append(f"Evidence (enumeration): every flip set lies in the kernel mod p = {ev.get('p')} of "
-                       f"{len(ev.get('rows', ()))} listed rows of U; the checker recomputes that kernel and tries "
-                       "every 0/1 vector in it exactly.")
-        elif method == "mitm":
-            out.append(f"Evidence (meet in the middle): the checker splits the n = {ev.get('n')} neurons in two "
-                       "halves, hashes all subset sums of each half and finds no pair that cancels (re-run "
-                       "by the checker with its own code).")
-        else:
-            out.append(f"Evidence ({method}): " + ", ".join(f"{k} = {v}" for k, v in ev.items() if k != "method"))
-    elif kind == ClaimKind.NO_OTHER_PATTERN:
-        cases = ev.get("cases", ())
-        counts: dict = {}
-        for ent in cases:
-            counts[ent.get("method")] = counts.get(ent.get("method"), 0) + 1
-        out.append(f"Evidence (Theorem 4): {len(cases)} case(s) (P, q), one certificate each "
-                   f"({', '.join(f'{v} {k}' for k, v in sorted(counts.items()))}); no orientation e of the "
-                   "classes outside P gives rank X(e) ≤ q, except θ's own in the own case (P_θ, 0). The checker "
-                   "recomputes the classes, K_r, L, the list of cases and every case from θ.")
-    elif kind == ClaimKind.FLIP_SET and net.is_shallow:
-        t = net.shallow()
-        F = [int(i) for i in ev.get("flip_set", ())]
-        terms = " + ".join(f"{fmt_vec(t.out(i))}·{fmt_vec(t.A[i])}ᵀ" for i in F)
-        out.append(f"Identity: Σ_{{i∈F}} m_i a_iᵀ = {terms} = 0.")
-    elif kind == ClaimKind.PAPER_CONDITION and ev.get("violation"):
-        out.append(f"Vanishing: β = {list(ev['violation']['beta'])}.")
-    return out
+# ---------------------------------------------------------------------------
+# the section model
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Para:
+    """A paragraph: plain strings and :class:`~reluid.report.mathml.Formula` objects, in order."""
+
+    parts: tuple
+
+    @staticmethod
+    def of(*parts) -> "Para":
+        return Para(tuple(p for p in parts if p != ""))
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text if isinstance(p, Formula) else str(p) for p in self.parts)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimView:
+    number: int                 # from 1
+    id: str
+    kind: str
+    status: str                 # the checker's status (or that it was not run)
+    statement: str              # capitalised, without the final full stop
+    reference: str
+    evidence: tuple = ()        # Paras
+    message: str = ""           # what the checker said about it
+
+
+@dataclass(frozen=True, slots=True)
+class WitnessView:
+    mechanism: str
+    details: tuple              # (label, Para) pairs, indices shown from 1, nothing repeated
+    network: Network
+
+
+@dataclass(frozen=True, slots=True)
+class CertificateView:
+    """Everything a report of one certificate shows, in the order it shows it."""
+
+    title: str                  # names the input file
+    source: str
+    verdict: Verdict
+    check: str                  # one of CHECK_STATES
+    check_detail: str           # the checker's rule, or why it rejected
+    sha256: str
+    architecture: tuple
+    assumption: str | None
+    reason: tuple               # the reason for unknown, one sentence per entry
+    network: Network | None
+    network_lines: tuple        # Paras: the network in words
+    claims: tuple               # ClaimViews
+    witness: WitnessView | None
+    conclusion: str
+    links: tuple = ()           # (label, relative href) pairs: the certificate, the other renderings
+    producer: dict = field(default_factory=dict)
+
+    @property
+    def n_params(self) -> int | None:
+        return None if self.network is None else self.network.n_params
+
+
+def check_state(check) -> str:
+    """re-verified / rejected / not re-verified: the checker's own status of the certificate."""
+    if check is None:
+        return "not re-verified"
+    return "re-verified" if check.valid else "rejected"
 
 
 def _status(check, claim) -> str:
@@ -106,81 +142,308 @@ def _status(check, claim) -> str:
     return check.status(claim.id) or "not re-verified"
 
 
-def _check_line(check) -> list[str]:
+def _message(check, claim) -> str:
     if check is None:
-        return ["Re-verification: not run (reluid check re-verifies every claim)"]
-    if check.valid:
-        return [f"Re-verified by reluid check: {check.rule}"]
-    return [f"REJECTED by reluid check: {check.reason}"]
+        return ""
+    return next((c.message for c in check.claims if c.id == claim.id), "")
 
 
-def _sections(cert: Certificate, net: Network | None, title: str | None, check=None):
-    net = net if net is not None else cert.network
-    name = title or (net.name if net is not None and net.name else "network")
-    secs = [(f"reluid certificate: {name}",
-             [f"Verdict: {cert.verdict.value.upper()}", *_check_line(check),
-              f"Network SHA-256: {cert.network_sha256}"]
-             + ([f"Assumption (not checkable; the verdict is about the network read under it): {cert.assumption}"]
-                if cert.assumption else [])
-             + ([f"Reason: {cert.reason}"] if cert.reason else []))]
-    if net is not None:
-        secs.append(("The network", _network_lines(net)))
-    claim_lines = []
+def _check_detail(check) -> str:
+    if check is None:
+        return "not run (reluid check re-verifies every claim)"
+    return check.rule if check.valid else check.reason
+
+
+def reason_sentences(reason: str | None) -> tuple:
+    """A long reason split into its sentences (top-level '. '), each without its full stop."""
+    if not reason:
+        return ()
+    parts, depth, cur = [], 0, []
+    i = 0
+    while i < len(reason):
+        ch = reason[i]
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "." and depth == 0 and reason[i + 1:i + 2] == " ":
+            parts.append("".join(cur).strip())
+            cur = []
+            i += 2
+            continue
+        cur.append(ch)
+        i += 1
+    if cur:
+        parts.append("".join(cur).strip().rstrip("."))
+    # said once: a later "architecture (…), " repeats what an earlier sentence already named
+    out = []
+    for p in parts:
+        for arch in re.findall(r"architecture (\([\d, ]+\))", p):
+            if any(arch in q for q in out):
+                p = p.replace(f"architecture {arch}, ", "").replace(f"; architecture {arch}", "")
+        if p:
+            out.append(p)
+    return tuple(out)
+
+
+def _network_lines(net: Network) -> list:
+    arch = net.architecture
+    lines = [Para.of(f"Architecture {arch}: {net.depth} layer maps, {net.n_params} parameters.")]
+    if net.is_shallow:
+        t = net.shallow()
+        lines[0] = Para.of(f"θ = (M, A, b, c) ∈ Ω({t.m}, {t.n}, {t.k}), {net.n_params} parameters.")
+        if t.n <= MAX_LISTED_NEURONS and t.m <= 8:
+            for i in range(t.n):
+                lines.append(Para.of(f"neuron {i + 1}: m_{i + 1} = {fmt_vec(t.out(i))}, a_{i + 1} = "
+                                     f"{fmt_vec(t.A[i])}, b_{i + 1} = {fmt_q(t.b[i])}"))
+            lines.append(Para.of(f"c = {fmt_vec(t.c)}"))
+        else:
+            lines.append(Para.of(f"(weights not listed here: n = {t.n}, m = {t.m}; they are in the certificate "
+                                 "and the HTML report)"))
+    elif net.n_params <= MAX_LISTED_PARAMS:
+        for l, L in enumerate(net.layers, 1):
+            rows = "; ".join(" ".join(fmt_q(x) for x in r) for r in L.weight)
+            lines.append(Para.of(f"W^{l} = [{rows}], b^{l} = {fmt_vec(L.bias)}"))
+    else:
+        lines.append(Para.of(f"(weights not listed here: {net.n_params} parameters; they are in the certificate "
+                             "and the HTML report)"))
+    return lines
+
+
+def _tree_stats(tree) -> tuple[int, int]:
+    """(leaves, depth) of a reluid.farkas-tree/1 evidence (walked without recursion)."""
+    if not isinstance(tree, Mapping):
+        return 0, 0
+    stack = [(tree.get("tree"), 0)]
+    leaves = depth = 0
+    while stack:
+        node, d = stack.pop()
+        if not isinstance(node, Mapping):
+            continue
+        if "leaf" in node:
+            leaves += 1
+            depth = max(depth, d)
+        else:
+            stack += [(node.get("pos"), d + 1), (node.get("neg"), d + 1)]
+    return leaves, depth
+
+
+def _evidence(claim, net: Network | None) -> list:
+    ev = claim.evidence
+    kind = claim.kind
+    out = []
+    if kind == ClaimKind.NO_FLIP_SET:
+        method = ev.get("method")
+        if method == "rank":
+            out.append(Para.of(f"Evidence (rank): with p = {ev.get('p')}, the {len(ev.get('rows', ()))} selected rows "
+                               "R of U = [vec(m_1 a_1ᵀ) … vec(m_n a_nᵀ)] form a square matrix with ",
+                               mm.rank_minor(ev.get("p")), "; so the columns of U are linearly independent over Q "
+                               "and no nonempty 0/1 combination vanishes."))
+        elif method == "lattice":
+            n = net.shallow().n if net is not None and net.is_shallow else None
+            out.append(Para.of(f"Evidence (lattice): an LLL-reduced basis b_1, …, b_r of ker U ∩ Zⁿ "
+                               f"({len(ev.get('basis', ()))} vectors), saturated (B·C = I) and complete (rank U "
+                               "mod p = n − r), whose Gram–Schmidt vectors satisfy ", mm.gram_schmidt_bound(n),
+                               "; every flip set would be a nonzero lattice vector of squared norm ≤ n."))
+        elif method == "enumerate":
+            out.append(Para.of(f"Evidence (enumeration): every flip set lies in the kernel mod p = {ev.get('p')} of "
+                               f"{len(ev.get('rows', ()))} listed rows of U; the checker recomputes that kernel and "
+                               "tries every 0/1 vector in it exactly."))
+        elif method == "mitm":
+            out.append(Para.of(f"Evidence (meet in the middle): the checker splits the n = {ev.get('n')} neurons in "
+                               "two halves, hashes all subset sums of each half and finds no pair that cancels "
+                               "(re-run by the checker with its own code)."))
+        else:
+            out.append(Para.of(f"Evidence ({method}): " + ", ".join(f"{k} = {v}" for k, v in ev.items()
+                                                                  if k != "method")))
+    elif kind == ClaimKind.NO_OTHER_PATTERN:
+        cases = ev.get("cases", ())
+        counts: dict = {}
+        for ent in cases:
+            counts[ent.get("method")] = counts.get(ent.get("method"), 0) + 1
+        out.append(Para.of("Function data: θ is rewritten exactly in kink form ", mm.kink_form(),
+                           " over canonical hyperplanes r (Ramakrishnan 2026, Theorems 3 and 4)."))
+        out.append(Para.of(f"Evidence (Theorem 4): {len(cases)} case{'s' if len(cases) != 1 else ''} (P, q), one "
+                           f"certificate each ({', '.join(f'{v} {k}' for k, v in sorted(counts.items()))}); no "
+                           "orientation e of the classes outside P gives rank X(e) ≤ q, except θ's own in the own "
+                           "case (P_θ, 0). The checker recomputes the classes, K_r, L, the list of cases and every "
+                           "case from θ."))
+    elif kind == ClaimKind.FLIP_SET and net is not None and net.is_shallow:
+        t = net.shallow()
+        F = [int(i) for i in ev.get("flip_set", ())]
+        out.append(Para.of("Identity: ", mm.flip_identity_numbers([(t.out(i), t.A[i]) for i in F], t.k, t.m),
+                           "."))
+    elif str(kind) in ("deep-dead-neuron", "deep-always-active", "deep-never-coactive"):
+        neurons = ([ev.get("upstream"), ev.get("downstream")] if "upstream" in ev else [ev.get("neuron")])
+        f = mm.sign_premise(str(kind), ev.get("layer", 0), [i for i in neurons if i is not None]) \
+            if all(isinstance(i, int) for i in neurons) and isinstance(ev.get("layer"), int) else None
+        if f is not None:
+            out.append(Para.of("Premise: ", f, "."))
+        if "tree" in ev:
+            leaves, depth = _tree_stats(ev["tree"])
+            out.append(Para.of(f"Evidence (Farkas tree): {leaves} lea{'ves' if leaves != 1 else 'f'}, depth {depth}; "
+                               "at every leaf, nonnegative Motzkin multipliers of its rows satisfy ",
+                               mm.farkas_condition(), " so no input x meets the leaf's sign conditions "
+                               "(docs/mathematics.md §6.1)."))
+        elif ev.get("method"):
+            out.append(Para.of(f"Evidence ({ev['method']}): by inspection of the incoming row and bias, redone by "
+                               "the checker."))
+    elif str(kind) == "deep-layer-flip" and isinstance(ev.get("layer"), int):
+        out.append(Para.of("Identity: ", mm.layer_flip(ev["layer"]),
+                           f" for F = {_one_based(ev.get('neurons', ()))} (recomputed exactly by the checker)."))
+    elif kind == ClaimKind.FUNCTIONAL_DIMENSION:
+        r, U = ev.get("rank"), ev.get("upper_bound")
+        if isinstance(r, int) and isinstance(U, int):
+            out.append(Para.of(f"Evidence: the Jacobian of {len(ev.get('points', ()))} exactly smooth rational "
+                               f"points has rank {r} mod p = {ev.get('prime')}: ", mm.fundim_bound(r, U, r == U),
+                               "."))
+    return out
+
+
+def _claim_statement(text: str) -> str:
+    first = text.split(" ", 1)[0]
+    return text[0].upper() + text[1:] if text and first.isascii() and first.isalpha() else text
+
+
+def _witness_view(w) -> WitnessView:
+    details = []
+    d = dict(w.details)
+    if "location" in d:          # it already names the layer and the neurons
+        d.pop("layer", None)
+        d.pop("neurons", None)
+    for k, v in d.items():
+        if k in INDEX_KEYS:  # stored 0-based, shown 1-based as in the papers
+            v = _one_based(v) if isinstance(v, (tuple, list)) else int(v) + 1
+        details.append((k.replace("_", " "), Para.of(*mm.split_formulas(str(v))) if isinstance(v, str)
+                        else Para.of(str(v))))
+    return WitnessView(w.mechanism, tuple(details), w.network)
+
+
+def certificate_view(cert: Certificate, network: Network | None = None, title: str | None = None, check=None,
+                     links=()) -> CertificateView:
+    """The section model of one certificate.
+
+    ``title`` names the input (a file name); ``check`` is the certificate's
+    :class:`~reluid.checker.check.CheckReport` (claims are shown with the
+    checker's own status, and as not re-verified without it); ``links`` are
+    (label, relative href) pairs to the certificate and the other renderings.
+    """
+    net = network if network is not None else cert.network
+    source = title or (net.name if net is not None and net.name else "network")
+    claims = []
     for n_, c in enumerate(cert.claims, 1):
-        tag = _status(check, c)
-        role = ""
-        first = c.statement.split(" ", 1)[0]
-        stmt = c.statement[0].upper() + c.statement[1:] if first.isascii() and first.isalpha() else c.statement
-        claim_lines.append(f"Claim {n_} ({c.kind}; {tag}{role}). {stmt}. "
-                           f"[{c.reference}]")
-        if net is not None:
-            claim_lines.extend(_evidence_lines(c, net))
+        claims.append(ClaimView(n_, c.id, str(c.kind), _status(check, c), _claim_statement(c.statement).rstrip("."),
+                                c.reference, tuple(_evidence(c, net)) if net is not None else (),
+                                _message(check, c)))
+    return CertificateView(
+        title=f"reluid certificate: {source}", source=source, verdict=cert.verdict, check=check_state(check),
+        check_detail=_check_detail(check), sha256=cert.network_sha256, architecture=tuple(cert.architecture),
+        assumption=cert.assumption, reason=reason_sentences(cert.reason), network=net,
+        network_lines=tuple(_network_lines(net)) if net is not None else (), claims=tuple(claims),
+        witness=_witness_view(cert.witness) if cert.witness is not None else None,
+        conclusion=CONCLUSION[cert.verdict], links=tuple(links), producer=dict(cert.producer))
+
+
+# ---------------------------------------------------------------------------
+# text and Markdown
+# ---------------------------------------------------------------------------
+
+def _check_line(v: CertificateView) -> str:
+    if v.check == "re-verified":
+        return f"Re-verified by reluid check: {v.check_detail}"
+    if v.check == "rejected":
+        return f"REJECTED by reluid check: {v.check_detail}"
+    return f"Re-verification: {v.check_detail}"
+
+
+def _sections(v: CertificateView, md: bool = False):
+    """(title, lines) pairs; a line is a string or a (string, sub-lines) pair."""
+    head = [f"Verdict: {v.verdict.value.upper()}", _check_line(v), f"Network SHA-256: {v.sha256}"]
+    if v.assumption:
+        head.append(f"Assumption (not checkable; the verdict is about the network read under it): {v.assumption}")
+    if v.reason:
+        head.append(("Reason:", [s + "." for s in v.reason]) if len(v.reason) > 1 else f"Reason: {v.reason[0]}.")
+    if v.links:
+        sep = ", "
+        head.append("Files: " + sep.join(f"[{label}]({href})" if md else f"{label}: {href}"
+                                         for label, href in v.links))
+    secs = [(v.title, head)]
+    if v.network is not None:
+        secs.append(("The network", [p.text for p in v.network_lines]))
+    claim_lines = []
+    for c in v.claims:
+        claim_lines.append(f"Claim {c.number} ({c.kind}; {c.status}). {c.statement}. [{c.reference}]")
+        claim_lines.extend(p.text for p in c.evidence)
     if claim_lines:
         secs.append(("Claims", claim_lines))
-    if cert.witness is not None:
-        w = cert.witness
+    if v.witness is not None:
+        w = v.witness
         lines = [f"Mechanism: {w.mechanism}."]
-        for k, v in w.details.items():
-            if k in INDEX_KEYS:  # stored 0-based, shown 1-based as in the papers
-                v = [i + 1 for i in v] if isinstance(v, (tuple, list)) else v + 1
-            lines.append(f"{k.replace('_', ' ')}: {v}")
-        lines.extend("θ′: " + s for s in _network_lines(w.network))
+        lines += [f"{k}: {p.text}" for k, p in w.details]
+        lines.extend("θ′: " + p.text for p in _network_lines(w.network))
         secs.append(("Witness", lines))
-    secs.append(("Conclusion", [CONCLUSION[cert.verdict]]))
+    secs.append(("Conclusion", [v.conclusion]))
     return secs
 
 
-def generate_text(cert: Certificate, network: Network | None = None, title: str | None = None, check=None) -> str:
+def wrap(line: str, first: str = "", rest: str = "  ", width: int = WIDTH) -> list[str]:
+    """``line`` wrapped at ``width`` (never inside a word), the first line prefixed by ``first``."""
+    return textwrap.wrap(line, width=width, initial_indent=first, subsequent_indent=rest, break_long_words=False,
+                         break_on_hyphens=False) or [first.rstrip()]
+
+
+def _as_view(cert, network, title, check, links=()) -> CertificateView:
+    return cert if isinstance(cert, CertificateView) else certificate_view(cert, network, title, check, links)
+
+
+def generate_text(cert: Certificate, network: Network | None = None, title: str | None = None, check=None,
+                  links=()) -> str:
+    v = _as_view(cert, network, title, check, links)
     out = []
-    for t, lines in _sections(cert, network, title, check):
-        out += [t, "-" * len(t)] + lines + [""]
+    for t, lines in _sections(v):
+        out += [t, "-" * len(t)]
+        for line in lines:
+            if isinstance(line, tuple):
+                out += wrap(line[0])
+                for sub in line[1]:
+                    out += wrap(sub, "  - ", "    ")
+            else:
+                out += wrap(line)
+        out.append("")
     return "\n".join(out)
 
 
 def generate_markdown(cert: Certificate, network: Network | None = None, title: str | None = None,
-                      check=None) -> str:
+                      check=None, links=()) -> str:
+    v = _as_view(cert, network, title, check, links)
     out = []
-    for i, (t, lines) in enumerate(_sections(cert, network, title, check)):
+    for i, (t, lines) in enumerate(_sections(v, md=True)):
         out.append(("# " if i == 0 else "## ") + t)
         out.append("")
-        out += [f"- {l}" if not l.startswith("Verdict") else f"**{l}**" for l in lines]
+        for line in lines:
+            if isinstance(line, tuple):
+                out += wrap(line[0], "- ", "  ")
+                for sub in line[1]:
+                    out += wrap(sub, "  - ", "    ")
+            elif line.startswith("Verdict"):
+                out.append(f"**{line}**")
+                out.append("")
+            elif line.startswith("Files: "):     # links are not broken across lines
+                out.append(f"- {line}")
+            else:
+                out += wrap(line, "- ", "  ")
         out.append("")
     return "\n".join(out)
 
 
-def generate_html(cert: Certificate, network: Network | None = None, title: str | None = None, check=None) -> str:
-    body = []
-    secs = _sections(cert, network, title, check)
-    for i, (t, lines) in enumerate(secs):
-        body.append(f"<h{1 if i == 0 else 2}>{html.escape(t)}</h{1 if i == 0 else 2}>")
-        body.append("<ul>" + "".join(f"<li>{html.escape(l)}</li>" for l in lines) + "</ul>")
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
-            f"{html.escape(secs[0][0])}</title><style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}"
-            "li{margin:.3em 0}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+def generate_html(cert: Certificate, network: Network | None = None, title: str | None = None, check=None,
+                  links=()) -> str:
+    """The HTML page of one certificate (:func:`reluid.report.html.generate_page`)."""
+    from reluid.report.html import generate_page
+
+    return generate_page(_as_view(cert, network, title, check, links))
 
 
 def _certificate_json(cert: Certificate, network: Network | None = None, title: str | None = None,
-                      check=None) -> str:
+                      check=None, links=()) -> str:
     return to_json(cert)
 
 
@@ -189,36 +452,72 @@ RENDERERS = {"text": generate_text, "md": generate_markdown, "markdown": generat
 
 
 def generate_report(cert: Certificate, fmt: str = "text", network: Network | None = None,
-                    title: str | None = None, check=None) -> str:
+                    title: str | None = None, check=None, links=()) -> str:
     """The report of ``cert`` in ``fmt`` (text, md, html or json; json is the certificate itself).
 
     ``check`` is the :class:`~reluid.checker.check.CheckReport` of the
     certificate: each claim is then shown with the checker's own status, and
     without it as not re-verified.  Nothing is shown as checked on the
-    certificate's word.
+    certificate's word.  ``links``: (label, relative href) pairs shown with
+    the report (the certificate file, the other renderings).
     """
-    return RENDERERS[fmt](cert, network, title, check)
+    return RENDERERS[fmt](cert, network, title, check, links)
 
 
 def write_report(cert: Certificate, path, fmt: str = "md", network: Network | None = None, title=None,
-                 check=None) -> None:
+                 check=None, links=()) -> None:
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(generate_report(cert, fmt, network, title, check))
+        fh.write(generate_report(cert, fmt, network, title, check, links))
+
+
+def relative_link(target, start_dir) -> str:
+    """``target`` relative to the folder ``start_dir``, with forward slashes (for Markdown and HTML links)."""
+    return os.path.relpath(os.fspath(target), os.fspath(start_dir) or ".").replace(os.sep, "/")
 
 
 def summary_line(cert: Certificate) -> str:
-    """One line: verdict, mechanism or evidence, solver label (audit output and JUnit messages)."""
-    s = cert.verdict.value
-    if cert.witness is not None:
-        s += f" (mechanism: {cert.witness.mechanism})"
-    methods = [c.evidence.get("method") for c in cert.claims if c.kind == ClaimKind.NO_FLIP_SET]
-    if methods:
-        s += f" (no flip set: {methods[0]} certificate)"
-    cases = [len(c.evidence.get("cases", ())) for c in cert.claims if c.kind == ClaimKind.NO_OTHER_PATTERN]
-    if cases:
-        s += f" (no other realisation pattern: {cases[0]} case{'s' if cases[0] != 1 else ''} certified)"
+    """One line: verdict, mechanism or evidence, reason and assumption (audit output and JUnit messages)."""
+    s = short_summary(cert, reason=False)
     if cert.reason:
         s += f": {cert.reason}"
     if cert.assumption:
         s += f" [assumption: {cert.assumption}]"
+    return s
+
+
+def summary_details(cert: Certificate) -> list[str]:
+    """What the verdict rests on, in a few words: the mechanism, or the certificate method."""
+    out = []
+    if cert.witness is not None:
+        out.append(f"mechanism: {cert.witness.mechanism}")
+    methods = [c.evidence.get("method") for c in cert.claims if c.kind == ClaimKind.NO_FLIP_SET]
+    if methods:
+        out.append(f"no flip set: {methods[0]} certificate")
+    cases = [len(c.evidence.get("cases", ())) for c in cert.claims if c.kind == ClaimKind.NO_OTHER_PATTERN]
+    if cases:
+        out.append(f"no other realisation pattern: {cases[0]} case{'s' if cases[0] != 1 else ''} certified")
+    return out
+
+
+def short_reason(reason: str | None) -> str:
+    """The first clause of a reason (up to its first top-level '; ' or sentence end)."""
+    if not reason:
+        return ""
+    first = reason_sentences(reason)[0]
+    first = re.sub(r"^no mechanism of hidden symmetry certified for the deep architecture \([\d, ]+\): ",
+                   "no mechanism of hidden symmetry certified: ", first)
+    depth = 0
+    for k, ch in enumerate(first):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == ";" and depth == 0:
+            return first[:k]
+    return first
+
+
+def short_summary(cert: Certificate, *, reason: bool = True) -> str:
+    """The verdict with its mechanism or evidence, and the first clause of the reason (tables, badges)."""
+    s = cert.verdict.value + "".join(f" ({d})" for d in summary_details(cert))
+    if reason and cert.reason:
+        s += f": {short_reason(cert.reason)}"
     return s

@@ -17,14 +17,19 @@ def _where(layer: int | None, depth: int | None) -> str:
     return "the output layer" if depth is not None and layer == depth else f"hidden layer {layer}"
 
 
+def _moves(perm) -> str:
+    """A permutation as people read it, neurons counted from 1: ``(1 ↦ 2, 2 ↦ 1)``."""
+    return "(" + ", ".join(f"{i + 1} ↦ {p + 1}" for i, p in enumerate(perm)) + ")"
+
+
 def _element_line(label: str, g: GroupElement) -> str:
     if g.n <= MAX_LISTED:
-        return f"{label}: permutation {list(g.perm)} and scalings {fmt_vec(g.scale)}"
+        return f"{label}: permutation {_moves(g.perm)} and scalings {fmt_vec(g.scale)}"
     moved = sum(1 for i, p in enumerate(g.perm) if p != i)
     distinct = sorted(set(g.scale))
     scales = (", ".join(fmt_q(s) for s in distinct) if len(distinct) <= 8
               else f"{len(distinct)} distinct values in [{fmt_q(distinct[0])}, {fmt_q(distinct[-1])}]")
-    return (f"{label}: {g.n} neurons, {moved} moved (permutation begins {list(g.perm[:8])}); scalings: {scales}")
+    return (f"{label}: {g.n} neurons, {moved} moved (permutation begins {_moves(g.perm[:8])[:-1]}, …); scalings: {scales}")
 
 
 def generate_equivalence(eq, name1: str, name2: str, depth: int | None = None) -> str:
@@ -38,7 +43,7 @@ def generate_equivalence(eq, name1: str, name2: str, depth: int | None = None) -
         lines = ["equal functions"]
         if eq.same_orbit and isinstance(eq.orbit, GroupElement):
             g = eq.orbit
-            lines.append(f"same H_n-orbit: g·θ1 = θ2 with permutation {list(g.perm)} and scalings "
+            lines.append(f"same H_n-orbit: g·θ1 = θ2 with permutation {_moves(g.perm)} and scalings "
                          f"{fmt_vec(g.scale)}")
         elif eq.same_orbit:
             lines.append(f"same orbit: act_layers(g, {name1}) = {name2} exactly, with")

@@ -32,6 +32,22 @@ def test_version_and_help(capsys):
         assert e.value.code == 0
 
 
+def test_every_option_of_every_command_is_described():
+    import argparse
+
+    from reluid.cli.main import COMMANDS, build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert sorted(sub.choices) == sorted(COMMANDS)
+    missing = [(name, a.option_strings or a.dest) for name, sp in sub.choices.items() for a in sp._actions
+               if not isinstance(a, argparse._HelpAction) and (not a.help or a.help == argparse.SUPPRESS)]
+    assert missing == []
+    for name in COMMANDS:
+        with pytest.raises(SystemExit) as e:
+            main([name, "--help"])
+        assert e.value.code == 0
+
+
 def test_certify_and_check_round_trip(tmp_path):
     cert = tmp_path / "c.json"
     code, out, _ = run("certify", ex("theta1.json"), "-o", str(cert))

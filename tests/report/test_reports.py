@@ -21,11 +21,12 @@ def test_example_reports_are_current(tmp_path, update_golden, monkeypatch):
     monkeypatch.chdir(ROOT)
     out = os.path.join("reports", "examples") if update_golden else str(tmp_path / "examples")
     main(["audit", os.path.join("examples", "networks"), "--markdown", os.path.join(out, "summary.md"),
-          "--reports", out, "--certificates", os.path.join(out, "certificates")], io.StringIO(), io.StringIO())
+          "--reports", out, "--certificates", os.path.join(out, "certificates"), "--html", os.path.join(out, "html")],
+         io.StringIO(), io.StringIO())
     if update_golden:
         return
     committed = os.path.join(ROOT, "reports", "examples")
-    for sub in ("", "certificates"):
+    for sub in ("", "certificates", "html"):
         a, b = os.path.join(committed, sub), os.path.join(out, sub)
         names = sorted(f for f in os.listdir(b) if os.path.isfile(os.path.join(b, f)))
         assert names == sorted(f for f in os.listdir(a) if os.path.isfile(os.path.join(a, f))), \

@@ -52,6 +52,7 @@ from typing import Sequence
 import flint
 import numpy as np
 
+from reluid.analysis.progress import report as _report
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network
 from reluid.model.rational import to_rational
@@ -478,6 +479,7 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
         return np.array([[_residue(q, p) for q in exact_pts[k]] for k in idx], dtype=np.int64).reshape(len(idx), n0)
 
     mod = _ModNet(net, p)
+    _report("functional dimension: Jacobian rank", 0.1)
     excluded: set[int] = set()
     while True:
         res = _rank_pass(mod, masks, smooth, excluded, residues, U, D, n0, nd, stop_at_upper_bound)
@@ -560,6 +562,7 @@ def _rank_pass(mod: _ModNet, masks, smooth, excluded, residues, U, D, n0, nd, st
         n_rows += R.shape[0]
         P = _matmul_mod(R, NE, p)
         ech.add(P, np.tile(c, nd), limit)
+        _report("functional dimension: Jacobian rank", 0.1 + 0.9 * (r0 + len(ech.pivots)) / max(U, 1))
         if len(ech.pivots) >= limit and stop:
             stopped = s + chunk < pts.size
             break

@@ -39,6 +39,7 @@ from typing import Mapping
 import flint
 import numpy as np
 
+from reluid.analysis.progress import report as _report
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
 from reluid.model.rational import primitive_ray
@@ -624,6 +625,7 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
 
     def ask(conds, question, net=None):
         left = timeout - (time.monotonic() - start)
+        _report("mechanism detection: Farkas-tree prover", 1 - left / timeout if 0 < timeout < float("inf") else None)
         if left <= 0.05:
             d.undecided.append((question, "time budget exhausted"))
             return None
@@ -639,7 +641,7 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
                                                     (d.open_always, "<0", "negative", d.inactive, d.always,
                                                      ALWAYS_ACTIVE)):
         for (l, i) in open_:
-            res = ask([Condition(l, i, rel)], f"is neuron {i} of layer {l} ever {word}?")
+            res = ask([Condition(l, i, rel)], f"is neuron {i + 1} of hidden layer {l} ever {word}?")
             if res is None:
                 continue
             if res.outcome is Outcome.FOUND:
@@ -655,7 +657,8 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
             d.coactive[(l, i, j)] = k
             continue
         res = ask([Condition(l - 1, i, ">0"), Condition(l, j, ">0")],
-                  f"are neuron {i} of layer {l - 1} and neuron {j} of layer {l} ever co-active?")
+                  f"are neuron {i + 1} of hidden layer {l - 1} and neuron {j + 1} of hidden layer {l} ever "
+                  "co-active?")
         if res is None:
             continue
         if res.outcome is Outcome.FOUND:

@@ -98,7 +98,7 @@ def canonical_form(net: Network, *, max_branches: int = 5040) -> tuple[Network, 
             t = _first_abs(row)
             if t is None:
                 raise InvalidArgument(
-                    f"hidden neuron {j} of layer {l} has a zero incoming row; the deep canonical form is "
+                    f"hidden neuron {j + 1} of layer {l} has a zero incoming row; the deep canonical form is "
                     "undefined there (use same_orbit)")
             s = 1 / t
             keyed.append((tuple(x * s for x in row), j, s))

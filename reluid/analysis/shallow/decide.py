@@ -27,7 +27,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from reluid.analysis.shallow.essential import EssentialResult, decide_essential, hyperplane_text
+from reluid.analysis.shallow.essential import EssentialResult, classes_text, decide_essential, hyperplane_text
 from reluid.analysis.shallow.function import canonical_row, equivalent
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
@@ -335,7 +335,7 @@ def _decide_pairs(theta, pairs, *, timeout) -> Decision:
         return Decision(Verdict.NO_HIDDEN, "opposite-pairs", theta, pattern=res)
     if res.outcome is Outcome.FOUND:
         case = res.details["case"]
-        details = {"pattern": res.description, "case": f"P = {list(case['P'])}, q = {case['q']} (Theorem 4)",
+        details = {"pattern": res.description, "case": f"P = {classes_text(case['P'])}, q = {case['q']} (Theorem 4)",
                    "extra_pairs": res.details["extra_pairs"], "dead": res.details["dead"]}
         return Decision(Verdict.HIDDEN, "opposite-pairs", theta, witness=res.witness, mechanism="pattern",
                         details=MappingProxyType(details), pattern=res)

@@ -46,6 +46,7 @@ from typing import Any, Mapping
 import numpy as np
 from flint import fmpq, fmpq_mat, fmpz_mat, nmod_mat
 
+from reluid.analysis.progress import report as _report
 from reluid.analysis.shallow.flipsets._problem import Clock, SearchTimeout
 from reluid.analysis.shallow.function import canonical_row, equivalent, function_data
 from reluid.errors import InvalidArgument
@@ -53,8 +54,8 @@ from reluid.model.jsondata import freeze, thaw
 from reluid.model.network import Network, Shallow
 from reluid.verdicts import Outcome
 
-__all__ = ["EssentialResult", "decide_essential", "essential_reason", "CASE_LIMIT", "ENUM_LIMIT", "METHODS",
-           "hyperplane_text"]
+__all__ = ["EssentialResult", "decide_essential", "classes_text", "essential_reason", "CASE_LIMIT", "ENUM_LIMIT",
+           "METHODS", "hyperplane_text"]
 
 CASE_LIMIT = 10_000
 """Most cases (P, q) decided; beyond, the answer is unknown (the checker has the same limit)."""
@@ -161,10 +162,10 @@ def _data(theta: Shallow) -> _Data:
     classes: dict = {}
     for i in range(n):
         if not any(theta.out(i)):
-            raise InvalidArgument(f"not on the essential stratum: neuron {i} has m_i = 0")
+            raise InvalidArgument(f"not on the essential stratum: neuron {i + 1} has m_i = 0")
         cr = canonical_row(theta.A[i], theta.b[i])
         if cr is None:
-            raise InvalidArgument(f"not on the essential stratum: neuron {i} has a_i = 0")
+            raise InvalidArgument(f"not on the essential stratum: neuron {i + 1} has a_i = 0")
         classes.setdefault(cr[0], []).append((i, cr[1]))
     fd = function_data(theta)
     rows = sorted(classes)
@@ -614,8 +615,8 @@ def _decide_case(E: _Data, case: _Case, limit: int, clock: Clock):
         if _rank_enum(E, case, T, F, clock) is None:
             return "cert", {"method": "proj-enum", "T": T, "F": F}
     if len(case.J) > limit:
-        return "unknown", (f"case P = {list(case.P)}, q = {case.q}: 2^{len(case.J)} orientations exceed the "
-                           f"enumeration limit 2^{limit}")
+        return "unknown", (f"case P = {classes_text(case.P)}, q = {case.q}: 2^{len(case.J)} orientations exceed "
+                           f"the enumeration limit 2^{limit}")
     ident = [[int(i == j) for i in range(case.mp)] for j in range(case.mp)]
     e = _rank_enum(E, case, [], ident, clock)
     if e is None:
@@ -739,6 +740,11 @@ def _witness(E: _Data, P, q, e: Mapping):
 # the decision
 # ---------------------------------------------------------------------------
 
+def classes_text(P) -> str:
+    """A set of classes for people: numbered from 1, as in docs/mathematics.md §4 (the evidence counts from 0)."""
+    return "{" + ", ".join(str(r + 1) for r in sorted(P)) + "}" if P else "∅"
+
+
 def decide_essential(theta: Shallow | Network, *, timeout: float | None = None,
                      enum_limit: int = ENUM_LIMIT) -> EssentialResult:
     """Decide whether θ on the essential stratum has a hidden symmetry (docs/mathematics.md §4, Theorem 4).
@@ -786,12 +792,13 @@ def decide_essential(theta: Shallow | Network, *, timeout: float | None = None,
     entries = {}
     for done, (P, q) in enumerate(order):
         case = None
+        _report("realisation patterns", done / len(order))
         try:
             clock.check("cases", "")
             case = _make_case(E, P, q)
             st, val = _decide_case(E, case, enum_limit, clock)
         except SearchTimeout:
-            where = f" in case P = {list(P)}, q = {q}" if case is not None else ""
+            where = f" in case P = {classes_text(P)}, q = {q}" if case is not None else ""
             return result(Outcome.UNKNOWN, reason=f"timeout after {time.perf_counter() - t0:.1f} s{where}: "
                                                   f"{total - done} of {total} cases left")
         if st == "unknown":
@@ -800,8 +807,8 @@ def decide_essential(theta: Shallow | Network, *, timeout: float | None = None,
             wit, text, details = _witness(E, P, q, val)
             eq = equivalent(theta, wit)
             if not eq.equal or eq.same_orbit:
-                raise AssertionError(f"internal error: the witness from case P = {list(P)}, q = {q} failed "
-                                     "exact re-verification")
+                raise AssertionError(f"internal error: the witness from case P = {classes_text(P)}, q = {q} "
+                                     "failed exact re-verification")
             return result(Outcome.FOUND, witness=wit, description=text, details=details)
         ent = {"P": list(P), "q": q, **val}
         _check_entry(E, case, ent)

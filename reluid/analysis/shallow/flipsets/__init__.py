@@ -55,6 +55,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from reluid.analysis.progress import report as _report
 from reluid.analysis.shallow.flipsets._problem import (ENUMERATE_MAX_FREE, LATTICE_MAX_N, MITM_MAX_N, Clock,
                                                       Problem, Progress, SearchTimeout,
                                                       check_limit, check_subset, check_theta, check_timeout,
@@ -341,6 +342,7 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
     solver_info = None
 
     def run(name, fn):
+        _report(f"flip sets: {name}")
         t0 = time.perf_counter()
         try:
             out = fn()

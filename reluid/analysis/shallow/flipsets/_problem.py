@@ -237,25 +237,31 @@ class Clock:
 
 
 class Progress:
-    """A rich progress bar when asked for and available, else nothing."""
+    """Reports each long step to the progress tracker (:mod:`reluid.analysis.progress`).
+
+    ``enabled`` opens a bar of its own when no tracker is active (a direct
+    call of ``find_flip_set(progress=True)``); under a tracker the steps join
+    its one bar.
+    """
 
     def __init__(self, enabled: bool):
-        self._bar = None
-        if enabled:
-            try:
-                from rich.progress import Progress
-            except ImportError:  # rich is optional
-                return
-            self._bar = Progress(transient=True)
-            self._bar.start()
+        from reluid.analysis import progress as _progress
+
+        self._report = _progress.report
+        self._own = _progress.progress_bar(True) if enabled and _progress.current() is None else None
+        if self._own is not None:
+            self._own.__enter__()
 
     def task(self, description: str, total: int):
-        return None if self._bar is None else self._bar.add_task(description, total=total)
+        self._report(description, 0.0)
+        return [description, max(int(total), 1), 0]
 
     def advance(self, task, amount: int):
-        if self._bar is not None and task is not None:
-            self._bar.advance(task, amount)
+        if task is not None:
+            task[2] += amount
+            self._report(task[0], task[2] / task[1])
 
     def close(self):
-        if self._bar is not None:
-            self._bar.stop()
+        if self._own is not None:
+            self._own.__exit__(None, None, None)
+            self._own = None
