@@ -45,7 +45,7 @@ def _flipped(tmp_path):
 def test_equiv_exit_codes(tmp_path):
     _, _, b = _planted(tmp_path)
     code, out, _ = run("equiv", FLIP, b)
-    assert code == 0 and "same orbit" in out and "hidden layer 2: permutation [1, 0]" in out
+    assert code == 0 and "same orbit" in out and "hidden layer 2: permutation (1 ↦ 2, 2 ↦ 1)" in out
     code, out, _ = run("equiv", FLIP, _flipped(tmp_path))
     assert code == 0 and "different orbits: a hidden symmetry relates them" in out and "region split" in out
     code, out, _ = run("equiv", FLIP, EXAMPLES / "deep_generic.json")
