@@ -317,6 +317,16 @@ def functional_dimension(net: Network | Shallow, **options):
     return _fundim(_network(net), **options)
 
 
+def exact_functional_dimension(net: Network | Shallow, **options):
+    """dim_fun(θ) exactly from the activation cells (docs/mathematics.md §9; a ``CellsFunDim``).
+
+    Options are those of :func:`reluid.analysis.deep.cells.exact_functional_dimension`.
+    """
+    from reluid.analysis.deep.cells import exact_functional_dimension as _exact
+
+    return _exact(_network(net), **options)
+
+
 def conditions(m: int, n: int, k: int = 1, *, literal_definition_9: bool = False):
     """The Zariski-open conditions V1–V4 of Ω(m, n, k) (Ramakrishnan 2026, Lemma 23, Prop. 24)."""
     from reluid.analysis.shallow.zariski import conditions as _conditions
