@@ -140,9 +140,10 @@ def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 
     (:func:`reluid.analysis.shallow.decide.decide_affine`).  One hidden layer:
     :func:`reluid.analysis.shallow.decide.decide` (the
     complete decision, a :class:`~reluid.analysis.shallow.decide.Decision`).
-    Two or more: :func:`reluid.analysis.deep.decide.decide_deep` (mechanism
-    detection, a :class:`~reluid.analysis.deep.decide.DeepDecision`; never
-    ``no-hidden-symmetries``).
+    Two or more: :func:`reluid.analysis.deep.decide.decide_deep` (for two hidden
+    layers the theorem of docs/mathematics.md §8 first, then mechanism detection;
+    a :class:`~reluid.analysis.deep.decide.DeepDecision`; ``no-hidden-symmetries``
+    only by that theorem).
     """
     net = _network(net)
     if net.depth == 1:
