@@ -106,7 +106,12 @@ def test_budget_gives_unknown_with_the_size_left():
 
 
 @pytest.mark.parametrize("arch", [(2, 2, 3, 1), (2, 3, 3, 1), (3, 3, 3, 1)])
-def test_glr_style_nets_are_mostly_certified(arch):
+def test_glr_style_nets_are_mostly_certified_and_have_full_functional_dimension(arch):
+    from reluid.analysis.deep.fundim import functional_dimension
     rng = random.Random(1)
-    verdicts = [analyse_two_layers(glr(arch, rng)).verdict for _ in range(6)]
+    nets = [glr(arch, rng) for _ in range(6)]
+    verdicts = [analyse_two_layers(n).verdict for n in nets]
     assert verdicts.count(Verdict.NO_HIDDEN) >= 3
+    for n, v in zip(nets, verdicts):
+        if v is Verdict.NO_HIDDEN:      # Lemma F.6's consistency check, with the public fundim
+            assert functional_dimension(n, method="cells").certified

@@ -21,6 +21,7 @@ from fractions import Fraction as F
 import pytest
 
 from reluid.analysis.deep.cells import exact_functional_dimension, same_function
+from reluid.analysis.deep.fundim import functional_dimension
 from reluid.analysis.deep.mechanisms import Mechanism, detect_mechanisms
 from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.deep.two_layers import analyse_two_layers, flipped
@@ -224,6 +225,7 @@ def test_certified_networks_have_no_mechanism_and_full_functional_dimension():
         assert not rep.mechanisms
         fd = exact_functional_dimension(n)
         assert fd.exact and fd.certified, fd.describe()
+        assert functional_dimension(n, method="cells").certified      # the public fundim, at the cell points
 
 
 def test_zz_counts(capsys):
