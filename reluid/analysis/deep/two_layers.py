@@ -523,7 +523,7 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
         for s, p in regions:
             f, why = an.fullness(s, p)
             (full.append(f) if f is not None else not_full.append((s, why)))
-        got.update(full=tuple(full), not_full=tuple(not_full))
+            got.update(full=tuple(full), not_full=tuple(not_full))
         h1 = Hypothesis("H1", bool(full), f"{len(full)} of {len(regions)} nonempty layer-1 regions are full"
                         + ("" if full else "; " + "; ".join(f"{signs_text(s)}: {why}" for s, why in not_full[:3])))
         if failed(h1):
@@ -538,8 +538,12 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
         got.update(h4_cover=cover, candidates=ncand)
         hyps.append(h4)
     except _Budget as e:
-        return result(Verdict.UNKNOWN, f"beyond the budget of the §8 checks: {e} (after "
-                      f"{', '.join(h.name for h in hyps) or 'nothing'} was decided)")
+        found = (f"{len(got.get('regions', ()))} nonempty layer-1 regions, {len(got.get('full', ()))} full, "
+                 f"{len(got.get('flats', ()))} bend flats found (regions tested for fullness: "
+                 f"{len(got.get('full', ())) + len(got.get('not_full', ()))}); of the 2^{n1} = {2 ** n1} sign patterns and "
+                 f"{2 ** n1 - 1} sets I of H4")
+        return result(Verdict.UNKNOWN, f"beyond the budget of the §8 checks: {e}; decided: "
+                      f"{', '.join(h.name for h in hyps) or 'nothing'}; {found}")
     if not all(h.holds for h in hyps):
         bad = next(h for h in hyps if not h.holds)
         return result(Verdict.UNKNOWN, f"the hypotheses of {REFERENCE} fail: {bad.name}: {bad.detail}")
