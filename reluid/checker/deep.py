@@ -345,7 +345,9 @@ def _read_construction(ctx, kind: str, a: Network, b: Network) -> Construction:
         return Construction(kind, l, (i,), f"changes only the outgoing weights of neuron {i + 1} in hidden layer {l}",
                             ("dead-neuron", l, (i,)), f"that neuron is dead (no input has z^{l}_{i + 1} > 0)")
     if kind == "always-active":   # b^l_i += δ > 0 and b^{l+1} -= δ W^{l+1}[:, i]
-        l, i = _single(ctx, ((d[1] + 1, d[2]) for d in diffs if d[0] == "b" and d[1] < hidden), "shifts the bias")
+        shifted = [d for d in diffs if d[0] == "b" and d[1] < hidden]
+        first = min((d[1] for d in shifted), default=None)   # b^{l+1} may be a hidden layer's bias too
+        l, i = _single(ctx, ((d[1] + 1, d[2]) for d in shifted if d[1] == first), "shifts the bias")
         _neuron(ctx, a, l, i)
         delta = b.layers[l - 1].bias[i] - a.layers[l - 1].bias[i]
         if not delta > 0:

@@ -82,6 +82,14 @@ def dead_layer1(n, j=0):
     return m, witness("dead-neuron", 1, (j,), m)
 
 
+def always_active_layer1(n, j=0):
+    """A constant layer-1 neuron σ(1/2): always active, its bias moves into layer 2."""
+    A, a, W, w, V, c = parts(n)
+    A[j], a[j] = [F(0)] * len(A[j]), F(1, 2)
+    m = net(A, a, W, w, V, c)
+    return m, witness("always-active", 1, (j,), m)
+
+
 def dead_layer2(n, k=0):
     A, a, W, w, V, c = parts(n)
     W[k], w[k] = [-abs(x) - 1 for x in W[k]], F(-1)
@@ -185,7 +193,7 @@ def layer2_flip(n):
     return m, flipped(m, (), (0, 1, 2))
 
 
-PLANTERS = {f.__name__: f for f in (dead_layer1, dead_layer2, always_active_layer2, two_always_active,
+PLANTERS = {f.__name__: f for f in (dead_layer1, always_active_layer1, dead_layer2, always_active_layer2, two_always_active,
                                      never_coactive, proportional_layer1, coincident_layer1, opposite_layer1,
                                      proportional_layer2, zero_outgoing_layer1, zero_outgoing_layer2, layer1_flip,
                                      layer2_flip)}
