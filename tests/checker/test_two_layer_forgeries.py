@@ -104,6 +104,7 @@ def judge(d, what):
         STATS["accepted, verdict true"] += 1
         return False
     STATS["rejected"] += 1
+    STATS[f"rejected: {what}"] += 1
     return True
 
 
@@ -395,5 +396,5 @@ def test_zz_report_counts(capsys):
               f"{STATS['malformed']} malformed, {STATS['accepted, verdict true']} accepted with a true verdict")
         for k in sorted(STATS):
             if k.startswith("tried: "):
-                print(f"  {k[7:]}: {STATS[k]}")
+                print(f"  {k[7:]}: {STATS[k]} tried, {STATS['rejected: ' + k[7:]]} rejected")
     assert STATS["tried"] >= 100
