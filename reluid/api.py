@@ -194,9 +194,10 @@ def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 
     (:func:`reluid.analysis.shallow.decide.decide_affine`).  One hidden layer:
     :func:`reluid.analysis.shallow.decide.decide` (the
     complete decision, a :class:`~reluid.analysis.shallow.decide.Decision`).
-    Two or more: :func:`reluid.analysis.deep.decide.decide_deep` (mechanism
-    detection, a :class:`~reluid.analysis.deep.decide.DeepDecision`; never
-    ``no-hidden-symmetries``).
+    Two or more: :func:`reluid.analysis.deep.decide.decide_deep` (for two hidden
+    layers the theorem of docs/mathematics.md §8 first, then mechanism detection;
+    a :class:`~reluid.analysis.deep.decide.DeepDecision`; ``no-hidden-symmetries``
+    only by that theorem).
     """
     net = _network(net)
     with _Tracking(progress):   # the analyses report their phases to the active tracker
@@ -475,6 +476,16 @@ def functional_dimension(net: Network | Shallow, **options):
     with _Tracking(progress) as bar, bar.stage("", ["functional dimension"]):
         bar.step("functional dimension")
         return _fundim(_network(net), **options)
+
+
+def exact_functional_dimension(net: Network | Shallow, **options):
+    """dim_fun(θ) exactly from the activation cells (docs/mathematics.md §9; a ``CellsFunDim``).
+
+    Options are those of :func:`reluid.analysis.deep.cells.exact_functional_dimension`.
+    """
+    from reluid.analysis.deep.cells import exact_functional_dimension as _exact
+
+    return _exact(_network(net), **options)
 
 
 def conditions(m: int, n: int, k: int = 1, *, literal_definition_9: bool = False):

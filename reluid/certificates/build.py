@@ -18,7 +18,7 @@ from reluid.model.rational import format_rational
 from reluid.verdicts import Outcome, Verdict
 
 __all__ = ["certificate_from_decision", "certificate_from_deep_decision", "flip_claim", "paper_condition_claim",
-           "producer_info", "EMBED_MAX_PARAMS", "FLIP_CHECK_PRIME"]
+           "producer_info", "two_layer_evidence", "EMBED_MAX_PARAMS", "FLIP_CHECK_PRIME"]
 
 EMBED_MAX_PARAMS = 20_000
 
@@ -224,18 +224,99 @@ def _deep_information_claims(report, fd) -> list[Claim]:
     return claims
 
 
+REF_TWO_LAYERS = "docs/mathematics.md §8, Theorem 8.2 and Corollary 8.3 (two hidden layers)"
+
+
+def _signs(s) -> str:
+    return "".join("+" if v > 0 else "-" for v in s)
+
+
+def two_layer_evidence(theorem) -> dict:
+    """The ``deep-two-layer-hypotheses`` evidence of a :class:`~reluid.analysis.deep.two_layers.TwoLayerResult`.
+
+    ``vertices``: the full regions of the component 𝒞 (signs, an interior point, one zero of
+    each g^s_k); ``edges``: the rigid edge set E (signs s with s_j = +, label j), connected and
+    carrying every label; ``flats``: one bend triple (s, j, k) with its point on the wall per
+    distinct bend flat.
+    """
+    comp = set(theorem.component)
+    return {
+        "vertices": [{"signs": _signs(f.signs), "point": [format_rational(v) for v in f.point],
+                      "zeros": [[format_rational(v) for v in z] for z in f.zeros]}
+                     for f in theorem.full if f.signs in comp],
+        "edges": [{"signs": _signs(e.signs), "label": e.label} for e in theorem.edges],
+        "flats": [{"signs": _signs(f.signs), "neuron": f.neuron, "unit": f.unit,
+                   "point": [format_rational(v) for v in f.point]} for f in theorem.flats],
+    }
+
+
+def _two_layer_claims(theorem, role: str) -> list[Claim]:
+    n0, n1, n2, _ = theorem.architecture
+    per = [sum(1 for f in theorem.flats if f.neuron == j) for j in range(n1)]
+    claims = [Claim(
+        id="two-layer-hypotheses", kind=ClaimKind.DEEP_TWO_LAYER_HYPOTHESES,
+        statement=(f"θ satisfies H0–H4 of docs/mathematics.md §8: distinct layer-1 hyperplanes; "
+                   f"{len(theorem.component)} full regions joined by {len(theorem.edges)} rigid edges that form one "
+                   f"connected graph and carry every label 1..{n1}; bend flats per H_j {per}, and for no nonempty "
+                   "I ⊆ [n1] are the flats on the H_j, j ∈ I, covered by |I| hyperplanes other than the H_i"),
+        reference=REF_TWO_LAYERS, evidence=two_layer_evidence(theorem), role=role)]
+    for layer, r in ((1, theorem.flips1), (2, theorem.flips2)):
+        if r is not None and r.outcome is Outcome.NONE:
+            claims.append(Claim(
+                id=f"no-flip-layer-{layer}", kind=ClaimKind.DEEP_LAYER_NO_FLIP_SET,
+                statement=(f"hidden layer {layer} has no flip set: Σ_(i∈F) W^{layer + 1}[:, i] W^{layer}[i, :] ≠ 0 "
+                           f"for every nonempty F (𝔉{layer} = {{∅}})"),
+                reference="docs/mathematics.md §3 (certificates for 'no flip set'), §8.1 (the layer flip families)",
+                evidence={"layer": layer, "evidence": r.evidence}, role=role))
+    return claims
+
+
+def _two_layer_certificate(decision, embedded, producer) -> Certificate:
+    net, theorem = decision.network, decision.theorem
+    info = _deep_information_claims(decision.report, decision.fundim)
+    producer = {**producer, "theorem": REF_TWO_LAYERS, "strict_systems": theorem.systems}
+    if decision.verdict is Verdict.NO_HIDDEN:
+        return Certificate(verdict=Verdict.NO_HIDDEN, network_sha256=net.sha256(), architecture=net.architecture,
+                           claims=tuple(_two_layer_claims(theorem, "verdict") + info), network=embedded,
+                           producer=producer, assumption=net.assumption)
+    F1, F2 = (sorted(F) for F in theorem.witness_flips)
+    theta2 = decision.witness
+    orbits = (len(theorem.family1) * len(theorem.family2)
+              if theorem.family1 is not None and theorem.family2 is not None else None)
+    wclaim = Claim(
+        id="witness", kind=ClaimKind.DEEP_WITNESS,
+        statement=(f"θ′ = θ^(F1,F2) with F1 = {{{', '.join(str(j + 1) for j in F1)}}} (hidden layer 1) and F2 = "
+                   f"{{{', '.join(str(k + 1) for k in F2)}}} (hidden layer 2), both flip sets: it computes the same "
+                   "function (docs/mathematics.md §8, Proposition 8.11), lies outside the orbit of θ (Proposition "
+                   f"8.12), and agrees with θ at {len(decision.inputs)} listed inputs"),
+        reference="docs/mathematics.md §8.1 (θ^{F1,F2}), Propositions 8.11 and 8.12",
+        evidence={"mechanism": "two-layer-flip", "layer": 1, "neurons": F1, "layer2_neurons": F2,
+                  "network": theta2.to_dict(), "inputs": _points(decision.inputs)})
+    details = {"F1": [j + 1 for j in F1], "F2": [k + 1 for k in F2], "theorem": REF_TWO_LAYERS}
+    if orbits is not None:
+        details["orbits"] = orbits
+    witness = Witness(mechanism="two-layer-flip", network=theta2, details=details)
+    return Certificate(verdict=Verdict.HIDDEN, network_sha256=net.sha256(), architecture=net.architecture,
+                       claims=(wclaim, *_two_layer_claims(theorem, "information"), *info), network=embedded,
+                       witness=witness, producer=producer, assumption=net.assumption)
+
+
 def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Certificate:
     """Build the certificate for a :class:`~reluid.analysis.deep.decide.DeepDecision`.
 
     ``embed=None`` embeds the network when it has at most ``EMBED_MAX_PARAMS``
-    parameters, as for shallow networks.
+    parameters, as for shallow networks.  A verdict that rests on docs/mathematics.md §8
+    (two hidden layers) carries the evidence of H0–H4 and of the flip families.
     """
     net, report = decision.network, decision.report
     producer = {"reluid": __version__, "analysis": "reluid.analysis.deep", "seed": decision.seed,
                 "timeout_s": str(decision.timeout), "prover_mode": decision.prover_mode,
                 "prover_queries": report.prover_queries}
-    info = _deep_information_claims(report, decision.fundim)
     embedded = net if _embed(net, embed) else None
+    theorem = getattr(decision, "theorem", None)
+    if theorem is not None and decision.verdict is not Verdict.UNKNOWN and decision.mechanism is None:
+        return _two_layer_certificate(decision, embedded, producer)
+    info = _deep_information_claims(report, decision.fundim)
     if decision.verdict is not Verdict.HIDDEN:
         return Certificate(verdict=decision.verdict, network_sha256=net.sha256(), architecture=net.architecture,
                            claims=tuple(info), network=embedded, reason=decision.reason, producer=producer,

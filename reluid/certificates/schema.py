@@ -70,6 +70,8 @@ class ClaimKind(enum.StrEnum):
     DEEP_NO_LAYER_FLIP = "deep-no-layer-flip"
     FUNCTIONAL_DIMENSION = "functional-dimension"
     FIBRE_ORBITS = "fibre-orbits"
+    DEEP_TWO_LAYER_HYPOTHESES = "deep-two-layer-hypotheses"
+    DEEP_LAYER_NO_FLIP_SET = "deep-layer-no-flip-set"
 
 
 def _kind(kind):

@@ -27,7 +27,10 @@ deep, ``hidden-symmetry``
     Farkas-tree certificate that the checker verifies); θ′ lies outside the
     orbit of θ.  Agreement at listed inputs is a sanity check only.
 deep, ``no-hidden-symmetries``
-    rejected (no theorem covers it yet).
+    two hidden layers and input dimension >= 2 only: a verified certificate of the hypotheses
+    H0–H4 of docs/mathematics.md §8 and verified certificates that neither hidden layer has a
+    flip set (𝔉1 = 𝔉2 = {∅}); then Theorem 8.2 and Corollary 8.3 give fibre = orbit.  Rejected
+    for every other deep network (no theorem covers it).
 ``unknown``
     nothing to derive.
 
@@ -47,6 +50,7 @@ from reluid.checker import deep as _deep
 from reluid.checker import flipsets as _flipsets  # noqa: F401  (registers its verifiers)
 from reluid.checker import patterns as _patterns  # noqa: F401
 from reluid.checker import shallow as _shallow
+from reluid.checker import two_layers as _two_layers  # noqa: F401  (registers its verifiers)
 from reluid.checker.registry import VERIFIERS, WORK_LIMIT, Budget, Context, WorkLimit
 from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Network
@@ -179,10 +183,29 @@ def _shallow_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
     return "no verdict is claimed (unknown): nothing to derive"
 
 
+def _two_layer_rule(net: Network, ledger: _Ledger) -> str:
+    """docs/mathematics.md §8, Theorem 8.2 and Corollary 8.3: H0–H4 and 𝔉1 = 𝔉2 = {∅} give fibre = orbit."""
+    if len(net.hidden_widths) != 2 or net.input_dim < 2:
+        raise _Rejected(f"no theorem lets the checker derive the absence of hidden symmetries for the deep "
+                        f"architecture {net.architecture} (docs/mathematics.md §8 covers two hidden layers with "
+                        "input dimension >= 2)")
+    _needs(ledger, {ClaimKind.DEEP_TWO_LAYER_HYPOTHESES}, "certificate of the hypotheses H0–H4 of "
+           "docs/mathematics.md §8")
+    for layer in (1, 2):
+        found = [c for c in ledger.verified(ClaimKind.DEEP_LAYER_NO_FLIP_SET) if c.evidence.get("layer") == layer]
+        if not found:
+            raise _Rejected(f"the rule needs a certificate that hidden layer {layer} has no flip set "
+                            f"(𝔉{layer} = {{∅}}), and the certificate gives none that verifies")
+        ledger.use(found[0])
+    return ("two hidden layers, n0 >= 2: H0–H4 (verified: full regions, a connected set of rigid edges carrying "
+            "every label, bend flats with no cover by |I| other hyperplanes for any I) and 𝔉1 = 𝔉2 = {∅} "
+            "(verified), so by docs/mathematics.md §8, Theorem 8.2 and Corollary 8.3, the fibre of θ is its "
+            "orbit under permutations and positive scalings")
+
+
 def _deep_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
     if cert.verdict is Verdict.NO_HIDDEN:
-        raise _Rejected("no theorem lets the checker derive the absence of hidden symmetries for this deep "
-                        "network")
+        return _two_layer_rule(net, ledger)
     if cert.verdict is Verdict.UNKNOWN:
         return "no verdict is claimed (unknown): nothing to derive"
     if cert.witness is None:

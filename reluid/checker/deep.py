@@ -544,6 +544,9 @@ def _read_construction(ctx, kind: str, a: Network, b: Network) -> Construction:
             fail(ctx, "θ′ changes other layers")
         return Construction(kind, l, F, f"flips F = {{{_one_based(F)}}} in hidden layer {l}, and "
                             "Σ_(i∈F) W^(l+1)[:, i] W^l[i, :] = 0 (recomputed)")
+    if kind == "two-layer-flip":   # θ^{F1,F2} of docs/mathematics.md §8.1
+        from reluid.checker.two_layers import flips_construction
+        return flips_construction(ctx, a, b)
     fail(ctx, f"unknown mechanism {kind!r}")
 
 

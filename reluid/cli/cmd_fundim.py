@@ -26,6 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--exact", action="store_true",
                    help="find every activation pattern exactly (slower; witness points are always checked exactly)")
+    p.add_argument("--exact-cells", action="store_true",
+                   help="enumerate the activation cells exactly and give dim_fun itself (docs/mathematics.md §9); "
+                        "exit 0 when dim_fun = U is proved")
     p.add_argument("--json", metavar="FILE", help="write the result (with the witness points) as JSON")
     p.add_argument("--progress", action="store_true",
                    help="show one progress bar across every phase on stderr (needs rich; off when stderr is not a "
@@ -41,6 +44,17 @@ def run(args, stdout, stderr) -> int:
         bar.step("read")
         net = load_network(args.network, args)
         bar.step("functional dimension")
+        if args.exact_cells:
+            import json
+
+            from reluid.api import exact_functional_dimension
+            from reluid.report.fundim import cells_fundim_dict
+
+            c = exact_functional_dimension(net)
+            stdout.write(f"{args.network}: {c.describe()}\n")
+            if args.json:
+                write_text(args.json, json.dumps(cells_fundim_dict(c), indent=1) + "\n")
+            return 0 if c.exact and c.certified else 3
         r = functional_dimension(net, points=args.points, seed=args.seed, method="exact" if args.exact else "auto",
                                  progress=bar)
     stdout.write(generate_fundim_text(r, args.network))

@@ -493,6 +493,9 @@ def summary_details(cert: Certificate) -> list[str]:
     methods = [c.evidence.get("method") for c in cert.claims if c.kind == ClaimKind.NO_FLIP_SET]
     if methods:
         out.append(f"no flip set: {methods[0]} certificate")
+    if cert.verdict.value == "no-hidden-symmetries" and any(
+            c.kind == ClaimKind.DEEP_TWO_LAYER_HYPOTHESES for c in cert.claims):
+        out.append("two hidden layers: H0–H4 and no layer flip set, docs/mathematics.md §8, Theorem 8.2")
     cases = [len(c.evidence.get("cases", ())) for c in cert.claims if c.kind == ClaimKind.NO_OTHER_PATTERN]
     if cases:
         out.append(f"no other realisation pattern: {cases[0]} case{'s' if cases[0] != 1 else ''} certified")

@@ -6,7 +6,7 @@ import json
 
 from reluid.model.rational import format_rational
 
-__all__ = ["FUNDIM_FORMAT", "fundim_dict", "generate_fundim_json", "generate_fundim_text"]
+__all__ = ["FUNDIM_FORMAT", "fundim_dict", "generate_fundim_json", "generate_fundim_text", "cells_fundim_dict"]
 
 FUNDIM_FORMAT = "reluid.fundim/1"
 
@@ -27,3 +27,11 @@ def generate_fundim_json(r) -> str:
 
 def generate_fundim_text(r, name: str) -> str:
     return f"{name}: {r.describe()}\n"
+
+
+def cells_fundim_dict(r) -> dict:
+    """A :class:`~reluid.analysis.deep.cells.CellsFunDim` (exact, from the cells) as JSON-ready data."""
+    return {"format": FUNDIM_FORMAT, "method": "cells", "architecture": list(r.architecture), "n_params": r.n_params,
+            "upper_bound": r.upper_bound, "rank": r.rank, "exact": r.exact, "cells": r.cells,
+            "complete": r.complete, "dense": r.dense, "reason": r.reason, "description": r.describe(),
+            "points": [[format_rational(v) for v in x] for x in r.points]}

@@ -27,6 +27,7 @@ EXPECTED_COUNTEREXAMPLES = {
     "ramakrishnan_corollary_7_printed",
     "ramakrishnan_section_6_float",
     "grigsby_lemma_D15",
+    "grigsby_lemma_D15_two_hidden_layers",
 }
 
 REQUIRED = {

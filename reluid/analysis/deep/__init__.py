@@ -13,9 +13,19 @@
   mechanisms (Section 5) with witnesses θ′;
 * :mod:`~reluid.analysis.deep.fundim` -- certified functional dimension
   (Grigsby, Lindsey, Meyerhoff, Wu 2022; Lemma F.6);
-* :mod:`~reluid.analysis.deep.decide` -- the decision (never
-  ``no-hidden-symmetries`` for a deep network);
-* :mod:`~reluid.analysis.deep.survey` -- the Figure 6 survey.
+* :mod:`~reluid.analysis.deep.two_layers` -- two hidden layers: the exact
+  hypotheses H0–H4 of docs/mathematics.md §8 and the flip families
+  (Theorem 8.2: fibre = orbits of the flips θ^{F1,F2});
+* :mod:`~reluid.analysis.deep.strict` -- exact strict linear systems
+  (witnesses and Farkas vectors, docs/mathematics.md §8.2);
+* :mod:`~reluid.analysis.deep.cells` -- exact activation cells, dim_fun
+  exactly (docs/mathematics.md §9), exact functional equality;
+* :mod:`~reluid.analysis.deep.decide` -- the decision
+  (``no-hidden-symmetries`` only by docs/mathematics.md §8);
+* :mod:`~reluid.analysis.deep.survey` -- the Figure 6 survey;
+  :mod:`~reluid.analysis.deep.two_layers_survey` and
+  :mod:`~reluid.analysis.deep.competitors` -- reports/two_layers.md (how often
+  Theorem 8.2 applies; a float search for competitors, classified exactly).
 """
 
 from reluid.analysis.deep.align import Alignment, align

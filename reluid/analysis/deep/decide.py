@@ -14,9 +14,15 @@ therefore answers one of two ways:
   dim_fun < U is evidence of hidden symmetries, dim_fun = U is consistent with
   having none, neither is a proof).
 
-It never answers ``no-hidden-symmetries`` for a deep network.  The result is
-a frozen :class:`DeepDecision`; :func:`reluid.certificates.build.certificate_from_deep_decision`
-turns it into a certificate.
+For two hidden layers (input dimension >= 2) it first decides the hypotheses of
+docs/mathematics.md §8 (:mod:`reluid.analysis.deep.two_layers`).  When they hold, the
+theorem settles the question: ``no-hidden-symmetries`` when neither layer has a flip set
+(Corollary 8.3), ``hidden-symmetry`` with the witness θ^{F1,F2} otherwise.  When they fail
+the mechanisms are searched as for any depth, and the reason of an ``unknown`` says which
+hypothesis failed.  No other deep network is ever answered ``no-hidden-symmetries``.
+
+The result is a frozen :class:`DeepDecision`;
+:func:`reluid.certificates.build.certificate_from_deep_decision` turns it into a certificate.
 """
 
 from __future__ import annotations
@@ -26,7 +32,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from reluid.analysis.deep.fundim import FunDimResult, functional_dimension
-from reluid.analysis.deep.mechanisms import ALWAYS_ACTIVE, Mechanism, MechanismReport, check_deep, detect_mechanisms
+from reluid.analysis.deep.mechanisms import (ALWAYS_ACTIVE, Activity, Mechanism, MechanismReport, check_deep,
+                                             detect_mechanisms)
+from reluid.analysis.deep.two_layers import TwoLayerResult, analyse_two_layers
 from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.progress import phases
 from reluid.model.network import Network
@@ -42,7 +50,7 @@ class DeepDecision:
     Attributes
     ----------
     verdict : Verdict
-        ``HIDDEN`` or ``UNKNOWN`` (never ``NO_HIDDEN``).
+        ``HIDDEN`` or ``UNKNOWN``; ``NO_HIDDEN`` only by docs/mathematics.md §8 (``theorem``).
     network : Network
     report : MechanismReport
         Everything mechanism detection established (premises, activity points,
@@ -61,6 +69,9 @@ class DeepDecision:
         Why the verdict is unknown.
     seed, timeout, prover_mode
         How the decision was made (recorded by the certificate's producer).
+    theorem : TwoLayerResult or None
+        The checks of docs/mathematics.md §8 (two hidden layers).  When the verdict rests on
+        them, ``mechanism`` is None and ``witness`` is θ^{F1,F2} (hidden symmetry).
     """
 
     verdict: Verdict
@@ -75,6 +86,7 @@ class DeepDecision:
     seed: int = 0
     timeout: float | None = None
     prover_mode: str = "auto"
+    theorem: TwoLayerResult | None = None
 
 
 def agreement_inputs(n0: int, seed: int, count: int) -> tuple[tuple[Fraction, ...], ...]:
@@ -128,8 +140,8 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: s
     Returns
     -------
     DeepDecision
-        ``HIDDEN`` (with a witness) or ``UNKNOWN`` (with a reason); never
-        ``NO_HIDDEN``.
+        ``HIDDEN`` (with a witness) or ``UNKNOWN`` (with a reason);
+        ``NO_HIDDEN`` only for two hidden layers by docs/mathematics.md §8.
 
     Raises
     ------
@@ -145,14 +157,43 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: s
     """
     check_deep(net)
     with phases(progress) as phase:
+        theorem = None
+        if len(net.hidden_widths) == 2:
+            phase("two hidden layers (docs/mathematics.md §8)")
+            theorem = analyse_two_layers(net, timeout=timeout)
+            if theorem.verdict is not Verdict.UNKNOWN:
+                got = _by_theorem(net, theorem, timeout=timeout, seed=seed, prover=prover, samples=samples,
+                                  fundim=fundim, fundim_points=fundim_points, phase=phase)
+                if got is not None:
+                    return got
         phase("mechanism detection")
         report = detect_mechanisms(net, timeout=timeout, seed=seed, prover=prover)
         phase("witness construction")
         return _decide(net, report, timeout=timeout, seed=seed, prover=prover, samples=samples, fundim=fundim,
-                       fundim_points=fundim_points, phase=phase)
+                       fundim_points=fundim_points, phase=phase, theorem=theorem)
 
 
-def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_points, phase) -> DeepDecision:
+def _by_theorem(net, theorem: TwoLayerResult, *, timeout, seed, prover, samples, fundim, fundim_points,
+                phase) -> DeepDecision | None:
+    """The verdict of docs/mathematics.md §8 (H0–H4 hold), or None if its witness fails a sanity check."""
+    report = MechanismReport(net.architecture, (), Activity(), (), (), (), 0)
+    inputs = agreement_inputs(net.input_dim, seed, samples)
+    fd = None
+    if fundim:
+        phase("functional dimension")
+        fd = functional_dimension(net, method="cells", seed=seed, points=fundim_points)
+    common = dict(network=net, report=report, inputs=inputs, fundim=fd, seed=seed, timeout=timeout,
+                  prover_mode=prover, theorem=theorem)
+    if theorem.verdict is Verdict.NO_HIDDEN:
+        return DeepDecision(Verdict.NO_HIDDEN, **common)
+    theta2 = theorem.witness
+    if theta2 == net or same_orbit(net, theta2) is not None or any(net(x) != theta2(x) for x in inputs):
+        return None     # cannot happen (Propositions 8.11, 8.12); never certify it
+    return DeepDecision(Verdict.HIDDEN, witness=theta2, **common)
+
+
+def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_points, phase,
+            theorem=None) -> DeepDecision:
     inputs = agreement_inputs(net.input_dim, seed, samples)
     zero = _zero_rows(net)
 
@@ -173,7 +214,7 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
         phase("functional dimension")
         fd = functional_dimension(net, points=fundim_points, seed=seed)
     common = dict(network=net, report=report, inputs=inputs, fundim=fd, seed=seed, timeout=timeout,
-                  prover_mode=prover)
+                  prover_mode=prover, theorem=theorem)
     if chosen is not None:
         m, theta2, delta = chosen
         return DeepDecision(Verdict.HIDDEN, mechanism=m, witness=theta2, delta=delta, **common)
@@ -183,6 +224,8 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
         shown = "; ".join(f"{q} ({why})" for q, why in report.undecided[:5])
         more = f" and {len(report.undecided) - 5} more" if len(report.undecided) > 5 else ""
         reason += f". Undecided: {shown}{more}"
+    if theorem is not None:
+        reason += f". Two hidden layers: {theorem.reason}"
     reason += f". Functional dimension: {fd.describe()}"
     if fd.certified:
         reason += (". dim_fun = U is consistent with no hidden symmetries but does not prove it; no complete "

@@ -43,6 +43,7 @@ Speed (what makes the Figure 6 survey feasible)
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -394,9 +395,11 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
         Seeds the sample (``numpy.random.default_rng(seed)``).
     points_factor : int, keyword-only
         Used when ``points`` is None (the paper uses 100).
-    method : {"auto", "float-filter", "exact"}, keyword-only
+    method : {"auto", "float-filter", "exact", "cells"}, keyword-only
         How activation patterns of the sample are found.  Either way every
-        point of the returned Z is checked exactly.
+        point of the returned Z is checked exactly.  ``"cells"`` enumerates the
+        activation cells exactly and uses n0 + 1 points of each
+        (:mod:`reluid.analysis.deep.cells`; sampling when they are too many).
     prime : int, optional, keyword-only
         The prime p (below 2^26); default the first of :data:`PRIMES` that
         divides no denominator.
@@ -418,6 +421,13 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
     t0 = time.perf_counter()
     if not isinstance(net, Network):
         raise InvalidArgument(f"expected a Network, got {type(net).__name__}")
+    if method == "cells":   # n0 + 1 exact points in every activation cell (docs/mathematics.md §9)
+        from reluid.analysis.deep.cells import cell_sample
+        pts = cell_sample(net)
+        if pts:
+            r = functional_dimension(net, points=pts, seed=seed, prime=prime, stop_at_upper_bound=stop_at_upper_bound)
+            return dataclasses.replace(r, method="cells", seconds=time.perf_counter() - t0)
+        method = "auto"
     if method not in ("auto", "float-filter", "exact"):
         raise InvalidArgument(f"method must be 'auto', 'float-filter' or 'exact', got {method!r}")
     arch = net.architecture

@@ -1,0 +1,117 @@
+"""docs/mathematics.md §8: the exact checks of H0–H4 and the flip families (reluid.analysis.deep.two_layers)."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction as F
+
+import pytest
+
+from reluid.analysis.deep.cells import same_function
+from reluid.analysis.deep.orbit import same_orbit
+from reluid.analysis.deep.two_layers import analyse_two_layers, flipped, signs_text
+from reluid.model.network import Network
+from reluid.verdicts import Verdict
+
+
+def net(A, a, W, w, V, c):
+    return Network.from_lists([(A, a), (W, w), (V, c)])
+
+
+CERTIFIED = net([[1, 0], [0, 1]], [0, 0], [[1, 2], [2, 1], [1, 1]], [-1, -3, -5], [[1, 1, 1]], [0])
+D15 = net([[1, 0], [0, 1]], [0, 0], [[2, 1], [1, 2], [-3, -3]], [-6, -8, 13], [[1, 1, 1]], [0])
+LAYER1_FLIP = net([[1, 0], [-1, 0], [F(1, 2), 2]], [0, F(5, 2), -1],
+                  [[1, 1, 3], [F(1, 4), F(1, 4), F(1, 2)], [F(3, 4), F(3, 4), 1]], [-9, F(-17, 4), F(-29, 4)],
+                  [[-2, 2, 2]], [0])
+
+
+def glr(arch, rng):
+    """GLR-style (docs/mathematics.md §8.8): small rational layer 1, W in [1/4, 3], w in [-10, -3]."""
+    n0, n1, n2, n3 = arch
+    r = lambda lo, hi: F(rng.randint(4 * lo, 4 * hi), 4)
+    return net([[r(-2, 2) for _ in range(n0)] for _ in range(n1)], [r(-1, 1) for _ in range(n1)],
+               [[F(rng.randint(1, 12), 4) for _ in range(n1)] for _ in range(n2)],
+               [-F(rng.randint(12, 40), 4) for _ in range(n2)],
+               [[r(-2, 2) or F(1) for _ in range(n2)] for _ in range(n3)], [r(-1, 1) for _ in range(n3)])
+
+
+def points(flats, j):
+    return sorted(f.point for f in flats if f.neuron == j)
+
+
+def test_the_certified_example():
+    r = analyse_two_layers(CERTIFIED)
+    assert r.verdict is Verdict.NO_HIDDEN and r.applies
+    assert sorted(signs_text(f.signs) for f in r.full) == ["++", "+-", "-+"]
+    assert [signs_text(s) for s, why in r.not_full] == ["--"]
+    assert points(r.flats, 0) == [(0, F(1, 2)), (0, 3), (0, 5)]
+    assert points(r.flats, 1) == [(1, 0), (F(3, 2), 0), (5, 0)]
+    assert r.candidates == 9 and r.family1 == r.family2 == (frozenset(),)
+    assert {e.label for e in r.edges} == {0, 1}
+
+
+def test_lemma_d15_counterexample_is_two_orbits():
+    r = analyse_two_layers(D15)
+    assert r.verdict is Verdict.HIDDEN and r.applies
+    assert points(r.flats, 0) == [(0, 4), (0, F(13, 3)), (0, 6)]
+    assert points(r.flats, 1) == [(3, 0), (F(13, 3), 0), (8, 0)]
+    assert r.witness_flips == (frozenset(), frozenset({0, 1, 2}))
+    assert r.family1 == (frozenset(),) and set(r.family2) == {frozenset(), frozenset({0, 1, 2})}
+    assert same_function(D15, r.witness)[0] and same_orbit(D15, r.witness) is None
+
+
+def test_a_layer_one_flip():
+    r = analyse_two_layers(LAYER1_FLIP)
+    assert r.verdict is Verdict.HIDDEN and len(r.full) == 5
+    assert r.witness_flips == (frozenset({0, 1}), frozenset())
+    assert [len(points(r.flats, j)) for j in range(3)] == [3, 3, 6]
+    assert same_function(LAYER1_FLIP, r.witness)[0] and same_orbit(LAYER1_FLIP, r.witness) is None
+
+
+def test_both_flips_at_once():
+    """𝔉1 = {∅, {1, 2}} and 𝔉2 = {∅, {1, 2, 3}}: the fibre is four orbits, the witness flips both layers."""
+    both = net([[1, 0], [-1, 0], [-1, 2]], [0, 2, -2], [[2, 2, 2], [3, 3, 3], [-5, -5, -5]], [-5, -9, 16],
+               [[1, 1, 1]], [0])
+    r = analyse_two_layers(both)
+    assert r.verdict is Verdict.HIDDEN and r.applies
+    assert r.witness_flips == (frozenset({0, 1}), frozenset({0, 1, 2}))
+    assert len(r.family1) * len(r.family2) == 4
+    for F1 in r.family1:
+        for F2 in r.family2:
+            assert same_function(both, flipped(both, F1, F2))[0]
+    assert same_orbit(both, r.witness) is None
+
+
+def test_flipped_is_the_construction_of_section_8_1():
+    t = flipped(LAYER1_FLIP, {0, 1}, set())
+    A, W = t.layers[0], t.layers[1]
+    assert A.weight[0] == (-1, 0) and A.bias[1] == F(-5, 2) and W.weight == LAYER1_FLIP.layers[1].weight
+    assert W.bias == tuple(w + W.weight[k][1] * F(5, 2) for k, w in enumerate(LAYER1_FLIP.layers[1].bias))
+
+
+def test_no_theorem_for_one_input_or_two_by_two():
+    one = net([[1], [-1]], [0, 1], [[1, 2], [2, 1], [1, 1]], [-1, -3, -5], [[1, 1, 1]], [0])
+    assert analyse_two_layers(one).verdict is Verdict.UNKNOWN
+    rng = random.Random(4)
+    for _ in range(8):          # every Ω(n0, 2, 2, ·) fails H4 (docs/mathematics.md §8.8)
+        r = analyse_two_layers(glr((2, 2, 2, 1), rng), stop_early=False)
+        assert r.verdict is Verdict.UNKNOWN and any(h.name == "H4" and h.holds is False for h in r.hypotheses)
+
+
+def test_budget_gives_unknown_with_the_size_left():
+    r = analyse_two_layers(CERTIFIED, max_systems=3)
+    assert r.verdict is Verdict.UNKNOWN and "beyond the budget" in r.reason and "3 strict systems" in r.reason
+    wide = Network.from_lists([([[1, j] for j in range(16)], [0] * 16), ([[1] * 16], [-1]), ([[1]], [0])])
+    assert "beyond the budget" in analyse_two_layers(wide).reason
+
+
+@pytest.mark.parametrize("arch", [(2, 2, 3, 1), (2, 3, 3, 1), (3, 3, 3, 1)])
+def test_glr_style_nets_are_mostly_certified_and_have_full_functional_dimension(arch):
+    from reluid.analysis.deep.fundim import functional_dimension
+    rng = random.Random(1)
+    nets = [glr(arch, rng) for _ in range(6)]
+    verdicts = [analyse_two_layers(n).verdict for n in nets]
+    assert verdicts.count(Verdict.NO_HIDDEN) >= 3
+    for n, v in zip(nets, verdicts):
+        if v is Verdict.NO_HIDDEN:      # Lemma F.6's consistency check, with the public fundim
+            assert functional_dimension(n, method="cells").certified
