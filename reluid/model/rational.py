@@ -28,7 +28,8 @@ from fractions import Fraction
 
 from reluid.errors import InvalidArgument
 
-__all__ = ["Q", "to_rational", "format_rational", "parse_rational", "primitive_ray", "ZERO", "ONE"]
+__all__ = ["Q", "to_rational", "format_rational", "parse_rational", "primitive_ray", "ZERO", "ONE", "FAST_FRACTIONS",
+           "coprime_fraction"]
 
 Q = Fraction
 ZERO = Fraction(0)
@@ -167,3 +168,43 @@ def gc_paused():
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _coprime_fraction_slots_work() -> bool:
+    """Whether Fractions can be built (and read) through their two slots directly.
+
+    CPython's ``Fraction`` keeps a reduced numerator and positive denominator
+    in the slots ``_numerator``/``_denominator`` (3.12 adds the equivalent
+    ``Fraction._from_coprime_ints``).  Filling them skips the constructor's
+    gcd and type dispatch, which halves the cost of reading a large float
+    matrix; reading them skips a property call per entry.  If another
+    implementation lays Fraction out differently, the probe fails and the
+    public constructor and properties are used.
+    """
+    try:
+        f = object.__new__(Fraction)
+        f._numerator, f._denominator = -3, 4
+        ref = Fraction(-3, 4)
+        return (f == ref and hash(f) == hash(ref) and str(f) == "-3/4"
+                and f.numerator == -3 and f.denominator == 4 and f + 1 == Fraction(1, 4)
+                and ref._numerator == -3 and ref._denominator == 4)
+    except Exception:  # pragma: no cover - depends on the Python implementation
+        return False
+
+
+FAST_FRACTIONS = _coprime_fraction_slots_work()
+"""The probe above: True where Fraction's slots may be filled and read directly."""
+
+
+def coprime_fraction(num: int, den: int) -> Fraction:
+    """``Fraction(num, den)`` for coprime ``num`` and ``den > 0``, without re-normalising.
+
+    The caller guarantees gcd(num, den) = 1 and den > 0 (as the result of an
+    exact reduction); the slots are filled only where :data:`FAST_FRACTIONS`
+    says that is safe.
+    """
+    if FAST_FRACTIONS:
+        f = object.__new__(Fraction)
+        f._numerator, f._denominator = num, den
+        return f
+    return Fraction(num, den)  # pragma: no cover - depends on the Python implementation
