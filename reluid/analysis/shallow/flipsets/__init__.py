@@ -56,13 +56,14 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from reluid.analysis.shallow.flipsets._problem import (ENUMERATE_MAX_FREE, LATTICE_MAX_N, MITM_MAX_N, Clock,
-                                                      Problem, Progress, SearchTimeout,
+                                                      MethodResult, Problem, Progress, SearchTimeout,
                                                       check_limit, check_subset, check_theta, check_timeout,
                                                       gave_up, none)
 from reluid.analysis.shallow.flipsets.enumeration import enumerate_kernel, kernel_candidates
 from reluid.analysis.shallow.flipsets.lattice import lattice
 from reluid.analysis.shallow.flipsets.mitm import mitm, mitm_hits
 from reluid.analysis.shallow.flipsets.rank import profile, rank_random, screen
+from reluid.analysis.shallow.flipsets.separation import separation
 from reluid.analysis.shallow.flipsets.solver import solve
 from reluid.errors import InvalidArgument
 from reluid.model.jsondata import freeze
@@ -85,7 +86,7 @@ __all__ = [
     "FlipSetEnumeration",
 ]
 
-METHODS = ("auto", "rank", "lattice", "enumerate", "mitm", "z3")
+METHODS = ("auto", "separation", "rank", "lattice", "enumerate", "mitm", "z3")
 """The values of ``method=`` accepted by :func:`find_flip_set`."""
 
 REFERENCE = "Ramakrishnan 2026, Proposition 24 and Theorem 5; docs/mathematics.md §2-3 (flip sets)"
@@ -319,7 +320,7 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
     >>> theta = Shallow.make([1, 1], [[1], [1]], [0, 1], [0])   # σ(x) + σ(x + 1)
     >>> r = find_flip_set(theta)
     >>> r.outcome.value, r.method
-    ('none', 'enumerate')
+    ('none', 'separation')
     >>> theta = Shallow.make([2, -1], [[1], [2]], [0, 1], [0])
     >>> sorted(find_flip_set(theta).flip_set)
     [0, 1]
@@ -366,35 +367,40 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
         if n == 0:
             return FlipSetResult(Outcome.NONE, None, {"method": "rank", "p": prob.prime(), "rows": []}, "rank",
                                  stats=(("rank", 0.0, "none"),))
-        if method == "auto":
+        if method in ("auto", "sub"):
             out = run("screen", lambda: screen(prob, clock))
             if out.outcome is Outcome.FOUND:
                 return finish("screen", out)
-        if method in ("auto", "rank") and prob.km >= n:
+        if method in ("auto", "separation"):
+            out = run("separation", lambda: separation(prob, clock, seed,
+                                                      split=lambda rest: _split_rest(prob, rest, clock, seed)))
+            if out.outcome is not Outcome.UNKNOWN:
+                return finish("separation", out)
+        if method in ("auto", "sub", "rank") and prob.km >= n:
             out = run("rank", lambda: rank_random(prob, clock))
             if out.outcome is not Outcome.UNKNOWN:
                 return finish("rank", out)
         prof = None
-        if method in ("auto", "rank", "lattice", "enumerate") or (method == "z3" and prob.km > 2 * n):
+        if method in ("auto", "sub", "rank", "lattice", "enumerate") or (method == "z3" and prob.km > 2 * n):
             t0 = time.perf_counter()
             prof = profile(prob, clock)
             r = n - len(prof.rows)
             stats.append(("rank profile", time.perf_counter() - t0, f"kernel dimension {r} mod {prof.p}"))
-            if r == 0 and method in ("auto", "rank"):
+            if r == 0 and method in ("auto", "sub", "rank"):
                 return finish("rank", none({"method": "rank", "p": prof.p, "rows": list(prof.rows)}))
             if method == "rank":
                 reasons.append(f"rank: U has rank {n - r} < n = {n} mod {prof.p}")
-        if method in ("auto", "lattice") and n <= LATTICE_MAX_N:
+        if method in ("auto", "sub", "lattice") and n <= LATTICE_MAX_N:
             out = run("lattice", lambda: lattice(prob, prof, clock))
             if out.outcome is not Outcome.UNKNOWN:
                 return finish("lattice", out)
         elif method == "lattice":
             reasons.append(f"lattice: n = {n} > {LATTICE_MAX_N}")
-        if method in ("auto", "enumerate"):
+        if method in ("auto", "sub", "enumerate"):
             out = run("enumerate", lambda: enumerate_kernel(prob, prof, clock, bar))
             if out.outcome is not Outcome.UNKNOWN:
                 return finish("enumerate", out)
-        if method in ("auto", "mitm"):
+        if method in ("auto", "sub", "mitm"):
             out = run("mitm", lambda: mitm(prob, clock, bar))
             if out.outcome is not Outcome.UNKNOWN:
                 return finish("mitm", out)
@@ -408,6 +414,16 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
                              reason=f"timeout in {t.method} ({t.detail})", stats=tuple(stats))
     return FlipSetResult(Outcome.UNKNOWN, method="none", solver=solver_info,
                          reason="; ".join(reasons) or "no method applies", stats=tuple(stats))
+
+
+def _split_rest(prob: Problem, rest: list[int], clock: Clock, seed: int) -> MethodResult:
+    """A certificate for the subnetwork on the neurons ``rest`` (every method but separation and z3)."""
+    t = prob.theta
+    sub = Shallow(tuple(tuple(row[i] for i in rest) for row in t.M), tuple(t.A[i] for i in rest),
+                  tuple(t.b[i] for i in rest), t.c, t.m)
+    res = _search(Problem(sub, seed), "sub", clock, Progress(False), seed, "pb")
+    return MethodResult(res.outcome, dict(res.evidence) if res.outcome is Outcome.NONE else None, res.flip_set,
+                        res.reason)
 
 
 @dataclass(frozen=True, slots=True)
