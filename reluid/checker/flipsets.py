@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import hashlib
 import math
+import sys
+from array import array
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -179,6 +181,19 @@ def _rows_mod(theta, rows, p, cols=None):
     return nmod_mat(len(rows), len(cols), [x for row in entries for x in row], p)
 
 
+def _residue_rows(theta, p):
+    """(Mp, Arows): M mod p (k lists of n) and A mod p (n lists of m), one inverse per distinct denominator."""
+    if FAST_FRACTIONS:   # the slots hold the reduced numerator and denominator (probed in reluid.model)
+        dens = {v._denominator for row in theta.A for v in row} | {v._denominator for row in theta.M for v in row}
+        inv = {d: pow(d, -1, p) for d in dens}
+        return ([[v._numerator * inv[v._denominator] % p for v in row] for row in theta.M],
+                [[v._numerator * inv[v._denominator] % p for v in row] for row in theta.A])
+    dens = {v.denominator for row in theta.A for v in row} | {v.denominator for row in theta.M for v in row}  # pragma: no cover
+    inv = {d: pow(d, -1, p) for d in dens}  # pragma: no cover
+    return ([[v.numerator * inv[v.denominator] % p for v in row] for row in theta.M],  # pragma: no cover
+            [[v.numerator * inv[v.denominator] % p for v in row] for row in theta.A])
+
+
 def _integers(theta):
     dm = math.lcm(*(v.denominator for row in theta.M for v in row))
     da = math.lcm(*(v.denominator for row in theta.A for v in row))
@@ -266,9 +281,45 @@ def _rank(ev, ctx, theta, sink):
     n, km = theta.n, theta.k * theta.m
     p = _prime(ctx, theta, ev["p"])
     rows = _indices(ctx, ev["rows"], km, "rows", length=n)
-    if n and _rows_mod(theta, rows, p).det() == 0:
+    if n and _minor_det(theta, rows, p) == 0:
         fail(ctx, f"the {n} × {n} minor on the given rows vanishes mod {p}")
     return f"rank: the {n} columns of U are independent (an {n} × {n} minor is nonzero mod {p})"
+
+
+def _minor_det(theta, rows, p):
+    """det mod p of the square minor of U on ``rows`` × all n columns, built column by column.
+
+    Column i of the minor holds M_ji · A_il over the rows (j, l): for the rows of
+    one output j that is the scalar M_ji times the residues A_il gathered
+    over their l.  Packing those residues into one integer with 64-bit
+    fields makes it one big-integer product per neuron and output; a field
+    holds a product of two residues below p < 2^31, so below 2^62, and never
+    carries into the next.  The n columns, unreduced, become the rows of an
+    fmpz_mat (the transpose has the same determinant) that nmod_mat reduces.
+    """
+    n, m = theta.n, theta.m
+    if p >= 1 << 31:
+        return _rows_mod(theta, rows, p).det()
+    Mp, Arows = _residue_rows(theta, p)
+    groups: dict[int, list[int]] = {}
+    for r in sorted(rows):
+        groups.setdefault(r // m, []).append(r % m)
+    plan = []          # (j, key, bytes): key ("range", a, b) for a contiguous run of l's, else ("list", l's)
+    for j, ls in groups.items():
+        run = ls == list(range(ls[0], ls[-1] + 1))
+        plan.append((j, ("range", ls[0], ls[-1] + 1) if run else ("list", tuple(ls)), 8 * len(ls)))
+    keys = list(dict.fromkeys(key for _, key, _ in plan))
+    flat = []
+    for i in range(n):
+        Ai = Arows[i]
+        pack = {}
+        for key in keys:
+            vals = Ai[key[1]:key[2]] if key[0] == "range" else [Ai[l] for l in key[1]]
+            pack[key] = int.from_bytes(array("Q", vals).tobytes(), sys.byteorder)
+        fields = array("Q")
+        fields.frombytes(b"".join((pack[key] * Mp[j][i]).to_bytes(nb, sys.byteorder) for j, key, nb in plan))
+        flat.extend(fields.tolist())
+    return nmod_mat(fmpz_mat(n, n, flat), p).det()
 
 
 def _kernel_basis(ev, ctx, theta):

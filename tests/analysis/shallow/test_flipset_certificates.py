@@ -324,3 +324,65 @@ def test_separation_64_1024_10():
     res = find_flip_set(theta)
     assert res.outcome == "none" and res.evidence["method"] == "separation"
     check(theta, thawed(res))
+
+
+# ---------------------------------------------------------------------------
+# the rank path: det mod p < 2^20 by float64 BLAS (producer), packed minors (checker)
+# ---------------------------------------------------------------------------
+
+def test_blas_det_agrees_with_flint():
+    from flint import nmod_mat
+
+    from reluid.analysis.shallow.flipsets._blasdet import _mulmod, det_mod_p
+
+    p = 1048573
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 3, 15, 16, 17, 33, 100, 129):
+        X = rng.integers(-2**40, 2**40, size=(n, n))
+        assert det_mod_p(X, p) == int(nmod_mat((X % p).tolist(), p).det())
+        if n > 2:
+            X[1] = 3 * X[0] - X[2]
+            assert det_mod_p(X, p) == 0
+    big = np.array([[2**100 + i * j + (i == j) for j in range(6)] for i in range(6)], dtype=object)
+    assert det_mod_p(big, p) == int(nmod_mat([[int(x) % p for x in r] for r in big], p).det())
+    X, Y = rng.integers(0, p, size=(3, 20000)), rng.integers(0, p, size=(20000, 2))      # chunked inner dimension
+    ref = (X.astype(object) @ Y.astype(object)) % p
+    assert (_mulmod(X.astype(float), Y.astype(float), p).astype(np.int64) == ref.astype(np.int64)).all()
+    with pytest.raises(ValueError):
+        det_mod_p(X[:, :3], 2**31 - 1)
+
+
+def test_checker_packed_minor_agrees_with_plain_minor():
+    rng = random.Random(3)
+    for m, k, n in ((5, 3, 12), (20, 4, 60), (7, 2, 14)):
+        theta = float_theta(m, n, k, seed=n)
+        for p in (1048573, 2147483647, 101):
+            for _ in range(4):
+                rows = sorted(rng.sample(range(k * m), n))
+                assert int(checker_flipsets._minor_det(theta, rows, p)) == \
+                    int(checker_flipsets._rows_mod(theta, rows, p).det())
+
+
+def test_rank_certificate_uses_contiguous_rows_and_a_small_prime():
+    from reluid.analysis.shallow.flipsets.rank import contiguous_rows
+
+    theta = float_theta(m=20, n=64, k=5, seed=1)
+    res = find_flip_set(theta, method="rank")
+    assert res.evidence["p"] < 2**20 and list(res.evidence["rows"]) == contiguous_rows(5, 20, 64)
+    check(theta, thawed(res))
+    # a zero input coordinate kills contiguous minors: random rows are tried, or the rank profile decides
+    A = [list(r) for r in theta.A]
+    for row in A:
+        row[0] = 0
+    holed = Shallow.make([list(r) for r in theta.M], A, list(theta.b), list(theta.c))
+    res = find_flip_set(holed, method="rank")
+    assert res.outcome == "none"
+    check(holed, thawed(res))
+
+
+@pytest.mark.slow
+def test_rank_blas_path_2048():
+    theta = float_theta(m=784, n=2048, k=10, seed=0)
+    res = find_flip_set(theta, method="rank")
+    assert res.outcome == "none" and res.evidence["p"] < 2**20
+    check(theta, thawed(res))

@@ -525,9 +525,12 @@ def test_every_emitted_certificate_survives_json(rank_case, lattice_case):
 @pytest.mark.slow
 def test_rank_784_512_10():
     theta = float_theta(m=784, n=512, k=10, seed=0)
-    res = find_flip_set(theta)
+    res = find_flip_set(theta, method="rank")
     assert (res.outcome, res.method) == ("none", "rank")
     verify(theta, res)
+    auto = find_flip_set(theta)
+    assert (auto.outcome, auto.method) == ("none", "separation")
+    verify(theta, auto)
 
 
 @pytest.mark.slow
@@ -541,9 +544,12 @@ def test_lattice_m10_n100():
 @pytest.mark.slow
 def test_mitm_n44():
     theta = float_theta(m=2, n=MITM_MAX_N, k=1, seed=0)
-    res = find_flip_set(theta)
+    res = find_flip_set(theta, method="mitm")
     assert (res.outcome, res.method) == ("none", "mitm")
     verify(theta, res)
+    auto = find_flip_set(theta)                       # the lattice enumeration decides it far sooner
+    assert (auto.outcome, auto.evidence["method"]) == ("none", "lattice-enum")
+    verify(theta, auto)
 
 
 def test_limits_are_consistent_with_the_checker():

@@ -39,6 +39,7 @@ LATTICE_ENUM_MAX_NODES = 10_000_000
 """Most enumeration nodes a ``lattice-enum`` certificate may need (the checker allows up to 2^25)."""
 
 PRIME = 2**31 - 1          # products of two residues fit in int64
+SMALL_PRIME = 2**20 - 3    # the largest prime below 2^20: the rank minor's det by exact float64 BLAS
 HASH_PRIME = 2**61 - 1     # sums of two residues fit in int64
 CHUNK = 1 << 16
 
@@ -150,6 +151,7 @@ class Problem:
         self._floats = None
         self._res: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._p = None
+        self._small_p = None
 
     # exact integers: D·U = (DM·M) ⊙ (DA·A)
     def integers(self):
@@ -229,6 +231,18 @@ class Problem:
                 break
         return self._p
 
+    def small_prime(self) -> int:
+        """The largest prime below 2^20 that divides no denominator (the rank certificate's modulus)."""
+        if self._small_p is None:
+            for p in _primes_from(SMALL_PRIME):
+                try:
+                    self.residues(p)
+                except BadPrime:
+                    continue
+                self._small_p = p
+                break
+        return self._small_p
+
     def mod_rows(self, rows, p: int) -> np.ndarray:
         Mp, Ap = self.residues(p)
         rows = np.asarray(rows, dtype=np.int64)
@@ -285,12 +299,19 @@ def float_rows(rows, width: int) -> np.ndarray:
 
 
 def _residue_array(matrix, ncols: int, p: int) -> np.ndarray:
-    dens = {x.denominator for row in matrix for x in row}
-    if any(d % p == 0 for d in dens):
-        raise BadPrime(p)
-    inv = {d: pow(d, -1, p) for d in dens}
-    flat = [x.numerator * inv[x.denominator] % p for row in matrix for x in row]
-    return np.array(flat, dtype=np.int64).reshape(len(matrix), ncols)
+    with gc_paused():
+        if FAST_FRACTIONS:
+            dens = {x._denominator for row in matrix for x in row}
+        else:  # pragma: no cover - depends on the Python implementation
+            dens = {x.denominator for row in matrix for x in row}
+        if any(d % p == 0 for d in dens):
+            raise BadPrime(p)
+        inv = {d: pow(d, -1, p) for d in dens}
+        if FAST_FRACTIONS:
+            flat = [x._numerator * inv[x._denominator] % p for row in matrix for x in row]
+        else:  # pragma: no cover
+            flat = [x.numerator * inv[x.denominator] % p for row in matrix for x in row]
+        return np.array(flat, dtype=np.int64).reshape(len(matrix), ncols)
 
 
 # ---------------------------------------------------------------------------
