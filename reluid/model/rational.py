@@ -24,12 +24,14 @@ import gc
 import math
 import numbers
 import re
+from collections import deque
 from fractions import Fraction
+from itertools import repeat
 
 from reluid.errors import InvalidArgument
 
 __all__ = ["Q", "to_rational", "format_rational", "parse_rational", "primitive_ray", "ZERO", "ONE", "FAST_FRACTIONS",
-           "coprime_fraction"]
+           "coprime_fraction", "coprime_fractions"]
 
 Q = Fraction
 ZERO = Fraction(0)
@@ -208,3 +210,14 @@ def coprime_fraction(num: int, den: int) -> Fraction:
         f._numerator, f._denominator = num, den
         return f
     return Fraction(num, den)  # pragma: no cover - depends on the Python implementation
+
+
+def coprime_fractions(numerators, denominators) -> list[Fraction]:
+    """``[Fraction(n, d) ...]`` for coprime pairs with ``d > 0`` (the slots filled in bulk where allowed)."""
+    numerators = list(numerators)
+    if not FAST_FRACTIONS:  # pragma: no cover - depends on the Python implementation
+        return list(map(Fraction, numerators, denominators))
+    out = list(map(object.__new__, repeat(Fraction, len(numerators))))
+    deque(map(setattr, out, repeat("_numerator"), numerators), maxlen=0)
+    deque(map(setattr, out, repeat("_denominator"), denominators), maxlen=0)
+    return out
