@@ -9,6 +9,17 @@ from the network in the context; the certificate only says where to look.
 
 ``no-flip-set``, by ``evidence["method"]``:
 
+``separation`` ``{y}``
+    Y (k rows of m integers below 2^64) has s_i = m_iᵀ Y a_i > 0 for every
+    neuron: a flip set F would give 0 = ⟨Y, Σ_{i∈F} m_i a_iᵀ⟩ = Σ_{i∈F} s_i > 0.
+    Each a_i and each m_i is scaled to integers by its own positive factor
+    (signs are kept), and Z = A·Yᵀ is one integer matrix product.
+``separation-split`` ``{y, rest, sub}``
+    with the s_i on one common scale and τ the total of the negative ones,
+    every neuron with s_i ≤ τ is in ``rest`` (then every flip set lies in
+    ``rest``: docs/mathematics.md §3), and ``sub`` is a rank, lattice,
+    lattice-enum, enumerate or mitm certificate for the subnetwork on
+    ``rest``, verified here on that subnetwork.
 ``rank`` ``{p, rows}``
     p is prime and divides no denominator; ``rows`` are n distinct rows of U
     whose n × n minor is nonzero mod p.  Then the u_i are independent over Q.
@@ -20,6 +31,12 @@ from the network in the context; the certificate only says where to look.
     ‖b*_t‖² = d_t / d_{t-1} > n for the leading minors d_t of the Gram matrix
     B Bᵀ, so every nonzero vector of L has squared length > n, while a flip
     set has squared length |F| ≤ n.
+``lattice-enum`` ``{p, basis, inverse, rank_rows, rank_cols, nodes}``
+    B is a basis of L as for ``lattice``; every 0/1 vector of L lies in the
+    ball ‖x − t‖² ≤ n/4 − dist²(½·1, ker U) around the projection t of ½·1,
+    whose lattice points are enumerated here exactly (integer bounds from the
+    exact Gram–Schmidt data never prune a point of the ball), within
+    ``nodes`` ≤ 2^25 nodes; no leaf is a nonzero 0/1 or 0/−1 vector.
 ``enumerate`` ``{p, rows}``
     every flip set x satisfies U_S x ≡ 0 (mod p) for the listed rows S, so its
     pivot coordinates (in rref(U_S) mod p) are fixed by its free ones; all
@@ -38,7 +55,8 @@ orbits can be re-verified too.
 
 This module imports only the standard library, :mod:`reluid.model`,
 :mod:`reluid.certificates.schema`, the registry, :mod:`reluid.errors` and
-python-flint's exact matrices.
+python-flint's exact matrices (no numpy: the rank minor is built with packed
+big-integer products, its determinant taken by flint).
 """
 
 from __future__ import annotations

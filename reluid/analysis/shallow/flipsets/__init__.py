@@ -15,13 +15,22 @@ Deciding whether a flip set exists is NP-complete (zero subset sum), so
 :func:`find_flip_set` tries certificates that are cheap when the answer is
 easy, in this order (docs/mathematics.md §3):
 
+``separation``
+    an integer k × m matrix Y with m_iᵀ Y a_i > 0 for every i (Gordan): a
+    flip set would pair with Y to a sum of positive numbers.  Random networks
+    are separable up to n ≈ 2km (Wendel); it subsumes rank.  When Y separates
+    all but a few neurons, ``separation-split`` adds a certificate for the
+    subnetwork on the neurons every flip set must lie in.
 ``rank``
     u_1, …, u_n independent: a prime p and n rows of U with an n × n minor
     that is nonzero mod p.
 ``lattice``
-    an LLL-reduced basis B of L = ker U ∩ Zⁿ with min ‖b*_i‖² > n; then L has
-    no nonzero vector of squared length ≤ n, so no x ∈ {0, ±1}ⁿ∖0 with U x = 0
-    (this is also Proposition 24's condition for the joint matrix).
+    an LLL- (and BKZ-) reduced basis B of L = ker U ∩ Zⁿ with min ‖b*_i‖² > n;
+    then L has no nonzero vector of squared length ≤ n, so no x ∈ {0, ±1}ⁿ∖0
+    with U x = 0 (this is also Proposition 24's condition for the joint
+    matrix).  Otherwise ``lattice-enum``: every 0/1 vector of L lies in the
+    ball around the projection of ½·1 onto ker U of squared radius
+    n/4 − dist²(½·1, ker U); its lattice points are enumerated exactly.
 ``enumerate``
     a prime p and rows S of U whose kernel mod p has small dimension r: every
     flip set x satisfies U_S x ≡ 0 (mod p), so it is determined by its r free
@@ -32,8 +41,8 @@ easy, in this order (docs/mathematics.md §3):
 ``z3``
     a pseudo-Boolean query; an ``unsat`` rests on the solver.
 
-One module per method (:mod:`.rank`, :mod:`.lattice`, :mod:`.enumeration`,
-:mod:`.mitm`, :mod:`.solver`) behind :func:`find_flip_set`.  Every certificate
+One module per method (:mod:`.separation`, :mod:`.rank`, :mod:`.lattice`,
+:mod:`.enumeration`, :mod:`.mitm`, :mod:`.solver`) behind :func:`find_flip_set`.  Every certificate
 is re-verified by :mod:`reluid.checker.flipsets`, which shares no code with
 this package.
 
@@ -258,10 +267,11 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
         Seconds.  On expiry the answer is ``"unknown"`` naming the method that
         gave up and the size left; a single flint call (a determinant, an LLL
         reduction) is not interrupted.
-    method : {"auto", "rank", "lattice", "enumerate", "mitm", "z3"}, keyword-only
-        ``"auto"`` looks for small witnesses, then tries rank, lattice,
-        enumerate, mitm and finally z3 (docs/mathematics.md §3).  A named method runs
-        alone (after the rank profile it needs).
+    method : {"auto", "separation", "rank", "lattice", "enumerate", "mitm", "z3"}, keyword-only
+        ``"auto"`` looks for small witnesses, then tries separation, rank,
+        lattice (with its enumeration), enumerate, mitm and finally z3
+        (docs/mathematics.md §3).  A named method runs alone (after the rank
+        profile it needs).
     progress : bool, keyword-only
         Show a rich progress bar for long steps (when rich is installed).
     seed : int, keyword-only
@@ -290,6 +300,12 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
     :mod:`reluid.checker.flipsets`; row ``j*m + l`` of U is output j, input
     coordinate l:
 
+    * ``{"method": "separation", "y"}``: Y (k lists of m integers) with
+      m_iᵀ Y a_i > 0 for every neuron i.
+    * ``{"method": "separation-split", "y", "rest", "sub"}``: every neuron
+      with D·m_iᵀ Y a_i at most the total negative score is in ``rest``, and
+      ``sub`` is a rank, lattice, lattice-enum, enumerate or mitm certificate
+      for the subnetwork on ``rest`` (in that order).
     * ``{"method": "rank", "p", "rows"}``: n distinct rows whose n × n minor
       is nonzero mod the prime p.
     * ``{"method": "lattice", "p", "basis", "inverse", "rank_rows",
@@ -299,6 +315,10 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
       (n − r each) is nonzero mod p, so rank U = n − r and B is a basis of
       ker U ∩ Zⁿ; and min ‖b*_i‖² > n (Gram–Schmidt), so ker U has no nonzero
       vector of squared length ≤ n, in particular no 0/1 (nor 0/±1) vector.
+    * ``{"method": "lattice-enum", "p", "basis", "inverse", "rank_rows",
+      "rank_cols", "nodes"}``: the lattice fields without the Gram–Schmidt
+      bound; the checker enumerates the ball around the projection of ½·1
+      exactly, within ``nodes`` nodes, and finds no 0/1 kernel vector.
     * ``{"method": "enumerate", "p", "rows"}``: the kernel of the listed rows
       of U mod p has dimension r ≤ 22; the checker enumerates its 2^r
       candidate 0/1 points and checks that none is a flip set.
