@@ -94,6 +94,8 @@ _KEYS = {"rank": {"method", "p", "rows"}, "enumerate": {"method", "p", "rows"}, 
 _SUB_METHODS = ("rank", "lattice", "lattice-enum", "enumerate", "mitm")
 LATTICE_ENUM_NODE_LIMIT = 1 << 25
 """Most nodes the checker enumerates for a ``lattice-enum`` certificate (about 100 s of Python)."""
+LATTICE_ENUM_LEAF_LIMIT = 1 << 16
+"""Most lattice points of the ball the checker tests one by one (each costs O(n·r))."""
 LATTICE_ENUM_SCALE = 48
 SEPARATION_BITS = 64
 """Entries of a separation matrix Y must lie below 2^64 in absolute value (bounded work)."""
@@ -452,7 +454,7 @@ def _lattice_enum(ev, ctx, theta, sink):
     low = [0] * (r + 1)         # low[j]: the integer lower bound of Σ_{i ≥ j} (scaled by S³)
     spread = [0] * (r + 1)      # spread[j]: Σ_{i ≥ j} |c_i|
     mid, err, nxt, prv, side = [0] * r, [0] * r, [0] * r, [0] * r, [0] * r
-    nodes = 0
+    nodes = leaves = 0
 
     def enter(j):               # fix the centre of level j from c_{j+1}, …, c_{r-1}
         x = centre0[j]
@@ -494,9 +496,19 @@ def _lattice_enum(ev, ctx, theta, sink):
             j -= 1
             enter(j)
             continue
-        x = [sum(ci * b[t] for ci, b in zip(c, B) if ci) for t in range(n)]
-        if any(x) and (all(v in (0, 1) for v in x) or all(v in (0, -1) for v in x)):
-            sink({t for t in range(n) if x[t]})
+        leaves += 1
+        if leaves > LATTICE_ENUM_LEAF_LIMIT:
+            fail(ctx, f"the ball holds more than {LATTICE_ENUM_LEAF_LIMIT} lattice points")
+        support = [(ci, b) for ci, b in zip(c, B) if ci]
+        sign = 0                # the leaf x = cB, coordinate by coordinate, until it is not ±(0/1)
+        for t in range(n):
+            v = sum(ci * b[t] for ci, b in support)
+            if v and (v not in (1, -1) or sign and v != sign):
+                break
+            sign = sign or v
+        else:
+            if sign:
+                sink({t for t in range(n) if sum(ci * b[t] for ci, b in support)})
     return (f"lattice-enum: ker U ∩ Z^{n} has a saturated basis of {r} vectors (rank U = {n - r} mod {p}); "
             f"the exact enumeration of the ball around the projection of ½·1 that holds every 0/1 kernel vector "
             f"visited {nodes} nodes and found no flip set")

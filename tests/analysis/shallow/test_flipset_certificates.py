@@ -386,3 +386,9 @@ def test_rank_blas_path_2048():
     res = find_flip_set(theta, method="rank")
     assert res.outcome == "none" and res.evidence["p"] < 2**20
     check(theta, thawed(res))
+
+
+def test_lattice_enum_leaf_limit_matches_the_checker():
+    from reluid.analysis.shallow.flipsets.lattice import LATTICE_ENUM_MAX_LEAVES
+
+    assert LATTICE_ENUM_MAX_LEAVES <= checker_flipsets.LATTICE_ENUM_LEAF_LIMIT

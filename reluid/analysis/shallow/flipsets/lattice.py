@@ -170,8 +170,12 @@ def bkz(B: list[list[int]], C: list[list[int]], block: int = BKZ_BLOCK, tours: i
 SCALE_BITS = 48
 
 
+LATTICE_ENUM_MAX_LEAVES = 1 << 16
+"""Most lattice points in the ball a ``lattice-enum`` certificate may have (the checker's limit too)."""
+
+
 class NodeLimit(Exception):
-    """The enumeration needs more nodes than allowed."""
+    """The enumeration needs more nodes (or meets more lattice points) than allowed."""
 
 
 def _bareiss(G: list[list[int]], last_may_vanish: bool = False):
@@ -305,7 +309,12 @@ def _enumerate_certificate(prob: Problem, prof: Profile, B, C, clock: Clock, nod
     n = prob.n
     hits = []
 
+    leaves = [0]
+
     def leaf(cvec):
+        leaves[0] += 1
+        if leaves[0] > LATTICE_ENUM_MAX_LEAVES:
+            raise NodeLimit(node_limit)
         x = [0] * n
         for ci, b in zip(cvec, B):
             if ci:
@@ -318,8 +327,8 @@ def _enumerate_certificate(prob: Problem, prof: Profile, B, C, clock: Clock, nod
     try:
         nodes = enumerate_ball(B, leaf, node_limit, clock)
     except NodeLimit:
-        return gave_up(f"Gram–Schmidt bound fails and the enumeration needs more than {node_limit} nodes "
-                       f"(dimension {len(B)})")
+        return gave_up(f"Gram–Schmidt bound fails and the enumeration needs more than {node_limit} nodes or "
+                       f"meets more than {LATTICE_ENUM_MAX_LEAVES} lattice points (dimension {len(B)})")
     for F in hits:
         if prob.is_flip(F):
             return found(F)
