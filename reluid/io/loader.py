@@ -17,7 +17,6 @@ from __future__ import annotations
 import importlib
 import os
 import stat
-from collections import deque
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import repeat
@@ -27,7 +26,7 @@ import numpy as np
 
 from reluid.errors import InvalidArgument, InvalidNetwork
 from reluid.model.network import Layer, Network
-from reluid.model.rational import FAST_FRACTIONS, gc_paused
+from reluid.model.rational import FAST_FRACTIONS, coprime_fractions, gc_paused
 
 __all__ = [
     "ASSUMPTIONS",
@@ -337,12 +336,7 @@ _FAST_FRACTIONS = FAST_FRACTIONS
 def _fractions(numerators: list[int], denominators) -> list[Fraction]:
     """``[Fraction(n, d) ...]`` for coprime ``n`` and ``d > 0``."""
     with gc_paused():
-        if not _FAST_FRACTIONS:  # pragma: no cover
-            return list(map(Fraction, numerators, denominators))
-        out = list(map(object.__new__, repeat(Fraction, len(numerators))))
-        deque(map(setattr, out, repeat("_numerator"), numerators), maxlen=0)
-        deque(map(setattr, out, repeat("_denominator"), denominators), maxlen=0)
-        return out
+        return coprime_fractions(numerators, denominators)
 
 
 def _float_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -120,10 +120,15 @@ def neuron_rays(theta: Shallow):
     R, W = [], []
     lcm, gcd = math.lcm, math.gcd
     cols = list(zip(*theta.M)) if theta.k else [()] * theta.n
+    fast = FAST_FRACTIONS
     for row, bi, col in zip(theta.A, theta.b, cols):
-        nums, dens = _parts(row + (bi,))
-        D = lcm(*dens)
-        z = [x * (D // d) for x, d in zip(nums, dens)]
+        row = row + (bi,)
+        if fast:         # the reduced numerator and denominator, read from the slots (probed)
+            D = lcm(*[x._denominator for x in row])
+            z = [x._numerator * (D // x._denominator) for x in row]
+        else:  # pragma: no cover - depends on the Python implementation
+            D = lcm(*[x.denominator for x in row])
+            z = [x.numerator * (D // x.denominator) for x in row]
         g = gcd(*z)
         if not g:
             R.append(None)
@@ -131,11 +136,13 @@ def neuron_rays(theta: Shallow):
             continue
         R.append((tuple(z) if g == 1 else tuple([v // g for v in z]), g, D))
         w = []
-        for x, d in zip(*_parts(col)):
-            x *= g
-            d *= D
-            h = gcd(x, d)
-            w.append((x // h, d // h) if h != 1 else (x, d))
+        for x in col:
+            if fast:
+                num, den = x._numerator * g, x._denominator * D
+            else:  # pragma: no cover
+                num, den = x.numerator * g, x.denominator * D
+            h = gcd(num, den)
+            w.append((num // h, den // h) if h != 1 else (num, den))
         W.append(tuple(w))
     return R, W
 
@@ -176,8 +183,9 @@ def _function_parts(theta: Shallow, rays):
     c = list(theta.c)
     cols = None
     negs: dict[tuple[int, int], tuple[list[int], list[tuple[int, ...]]]] = {}   # (j, den) -> (nums, rows r)
+    zero = ((0, 1),) * k                   # a zero output as reduced pairs
     for i, (ray, w) in enumerate(zip(R, W)):
-        if ray is None or not any(num for num, _ in w):
+        if ray is None or w == zero:
             continue                       # a zero row computes 0; a dead output contributes nothing
         p = ray[0]
         first = p[0]
@@ -215,8 +223,9 @@ def _function_parts(theta: Shallow, rays):
             for j in range(k):
                 den = math.lcm(*[w[j][1] for w in ws])
                 K.append(_reduced(sum(w[j][0] * (den // w[j][1]) for w in ws), den))
-        if any(num for num, _ in K):
-            kinks[r] = tuple(K)
+        K = tuple(K)
+        if K != zero:
+            kinks[r] = K
     L = [[Fraction(0)] * m for _ in range(k)]
     for (j, den), (nums, rows) in negs.items():
         for l, col in enumerate(zip(*rows)):     # Σ num·r_l over the neurons of this output and denominator
@@ -283,24 +292,13 @@ def equivalent(theta1: Shallow | Network, theta2: Shallow | Network, *, seed: in
     ----------
     Ramakrishnan 2026, Theorems 3 and 4 (via docs/mathematics.md §1).
     """
-    from reluid.analysis.shallow.orbit import same_orbit
-
     t1, t2 = _shallow(theta1), _shallow(theta2)
     if (t1.m, t1.k) != (t2.m, t2.k):
         raise IncompatibleNetworks((t1.m, t1.n, t1.k), (t2.m, t2.n, t2.k))
-    with gc_paused():
-        RW1, RW2 = neuron_rays(t1), neuron_rays(t2)
-        p1, p2 = _function_parts(t1, RW1), _function_parts(t2, RW2)
-        if p1 == p2:
-            g = same_orbit(t1, t2, (RW1, RW2)) if t1.n == t2.n else None
-            return Equivalence(True, same_orbit=g is not None, orbit=g,
-                               reason="same kinks, linear part and constant")
-        found = None
-        if t1.n + t2.n >= FAST_DISTINGUISH_MIN_N:
-            found = _distinguishing_by_rays(t1, t2, RW1[0], RW2[0], p1[0], p2[0], seed=seed)
-        if found is None:
-            x = distinguishing_input(function_data(t1, RW1), function_data(t2, RW2), seed=seed)
-            found = (x, t1(x), t2(x))
+    equal, found = _decide(t1, t2, seed)
+    if equal:
+        return Equivalence(True, same_orbit=found is not None, orbit=found,
+                           reason="same kinks, linear part and constant")
     x, y1, y2 = found
     assert y1 != y2, "internal error: distinguishing input does not distinguish"
     return Equivalence(False, input=x, outputs=(y1, y2), same_orbit=False,
@@ -315,6 +313,24 @@ def _dots(R, m: int, X0, D0: int, a):
         Z.append(sum(map(mul, pa, X0)) + p[m] * D0)
         S.append(sum(map(mul, pa, a)))
     return Z, S
+
+
+@gc_paused()
+def _decide(t1: Shallow, t2: Shallow, seed: int):
+    """(True, g or None) or (False, (x, y1, y2)); the rays die before the collector resumes."""
+    from reluid.analysis.shallow.orbit import same_orbit
+
+    RW1, RW2 = neuron_rays(t1), neuron_rays(t2)
+    p1, p2 = _function_parts(t1, RW1), _function_parts(t2, RW2)
+    if p1 == p2:
+        return True, (same_orbit(t1, t2, (RW1, RW2)) if t1.n == t2.n else None)
+    found = None
+    if t1.n + t2.n >= FAST_DISTINGUISH_MIN_N:
+        found = _distinguishing_by_rays(t1, t2, RW1[0], RW2[0], p1[0], p2[0], seed=seed)
+    if found is None:
+        x = distinguishing_input(function_data(t1, RW1), function_data(t2, RW2), seed=seed)
+        found = (x, t1(x), t2(x))
+    return False, found
 
 
 def _exact_outputs(theta: Shallow, R, Z, S, D0: int, T: int, eps: int) -> Vec:
@@ -355,7 +371,7 @@ def _distinguishing_by_rays(t1: Shallow, t2: Shallow, R1, R2, k1, k2, *, seed: i
     if None in R1 or None in R2:
         return None
     m = t1.m
-    diff = [r for r in set(k1) | set(k2) if k1.get(r) != k2.get(r)]
+    diff = [r for r, K in k1.items() if k2.get(r) != K] + [r for r in k2 if r not in k1]
     if not diff:      # the affine parts differ: the origin or a unit vector distinguishes
         zero = [0] * m
         for X0 in [tuple(zero)] + [tuple(int(t == l) for t in range(m)) for l in range(m)]:

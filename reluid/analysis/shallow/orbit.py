@@ -138,13 +138,9 @@ def same_orbit(theta1: Shallow | Network, theta2: Shallow | Network, _rays=None)
     if None in R1 or None in R2:
         return _same_orbit_keys(t1, t2)
     slots: dict = {}
+    add = slots.setdefault
     for j, (ray, w) in enumerate(zip(R2, W2)):
-        key = (ray[0], w)
-        bucket = slots.get(key)
-        if bucket is None:
-            slots[key] = [j]
-        else:
-            bucket.append(j)
+        add((ray[0], w), []).append(j)
     perm, nums, dens = [0] * t1.n, [0] * t1.n, [0] * t1.n
     gcd = math.gcd
     for i, (ray, w) in enumerate(zip(R1, W1)):
