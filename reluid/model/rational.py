@@ -147,12 +147,18 @@ def primitive_ray(values) -> tuple[tuple[int, ...], Fraction] | None:
     >>> primitive_ray((Fraction(-2, 3), Fraction(4, 9), Fraction(0)))
     ((-3, 2, 0), Fraction(2, 9))
     """
-    D = math.lcm(*[x.denominator for x in values]) if values else 1
-    z = [x.numerator * (D // x.denominator) for x in values]
+    try:
+        if not FAST_FRACTIONS:  # pragma: no cover - depends on the Python implementation
+            raise AttributeError
+        D = math.lcm(*[x._denominator for x in values]) if values else 1     # the slots (probed below)
+        z = [x._numerator * (D // x._denominator) for x in values]
+    except AttributeError:      # not all Fractions, or no slots
+        D = math.lcm(*[x.denominator for x in values]) if values else 1
+        z = [x.numerator * (D // x.denominator) for x in values]
     g = math.gcd(*z)
     if g == 0:
         return None
-    return tuple(v // g for v in z), Fraction(g, D)
+    return (tuple(z) if g == 1 else tuple([v // g for v in z])), Fraction(g, D)
 
 
 @contextlib.contextmanager
