@@ -76,9 +76,12 @@ def _evidence_lines(claim, net: Network) -> list[str]:
                        "‖x − ½·1‖² = n/4, so every flip set lies in the ball around the projection of ½·1 onto "
                        f"ker U; the checker enumerates that ball exactly ({ev.get('nodes')} nodes) and finds none.")
         elif method == "separation":
+            Y = ev.get("y") or ()
+            shown = (" Y = [" + "; ".join(" ".join(str(v) for v in row) for row in Y) + "].") \
+                if sum(len(row) for row in Y) <= 16 else ""
             out.append("Evidence (separation): an integer matrix Y with m_iᵀ Y a_i > 0 for every neuron i; a flip "
                        "set F would give Σ_{i∈F} m_iᵀ Y a_i = 0, a sum of positive numbers. The checker recomputes "
-                       "the n numbers exactly.")
+                       f"the n numbers exactly.{shown}")
         elif method == "separation-split":
             sub = ev.get("sub") or {}
             out.append(f"Evidence (separation split): an integer matrix Y; every flip set lies among the "
