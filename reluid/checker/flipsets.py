@@ -261,7 +261,7 @@ def verify_no_flip_set(evidence, ctx: Context) -> str:
     """Dispatch on ``evidence["method"]``; see the module docstring."""
     theta = _theta(ctx)
     method = evidence.get("method")
-    if method not in _KEYS:
+    if not isinstance(method, str) or method not in _KEYS:
         fail(ctx, f"unknown no-flip-set method {method!r}")
     if set(evidence) != _KEYS[method]:
         fail(ctx, f"{method} evidence must have the fields {sorted(_KEYS[method])}, got {sorted(evidence)}")
@@ -669,7 +669,7 @@ def _separation_split(ev, ctx, theta, sink):
     if out is not None:
         fail(ctx, f"neuron {out + 1} has m_iᵀ Y a_i ≤ τ (the total negative score) but is not in the rest set")
     sub = ev["sub"]
-    if not isinstance(sub, Mapping) or sub.get("method") not in _SUB_METHODS:
+    if not isinstance(sub, Mapping) or not isinstance(sub.get("method"), str) or sub["method"] not in _SUB_METHODS:
         fail(ctx, f"the rest set needs a {', '.join(_SUB_METHODS)} certificate, got "
                   f"{sub.get('method') if isinstance(sub, Mapping) else type(sub).__name__!r}")
     if set(sub) != _KEYS[sub["method"]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import random
@@ -392,3 +393,55 @@ def test_lattice_enum_leaf_limit_matches_the_checker():
     from reluid.analysis.shallow.flipsets.lattice import LATTICE_ENUM_MAX_LEAVES
 
     assert LATTICE_ENUM_MAX_LEAVES <= checker_flipsets.LATTICE_ENUM_LEAF_LIMIT
+
+
+# ---------------------------------------------------------------------------
+# malformed evidence: every defect is a CheckFailed, never another exception
+# ---------------------------------------------------------------------------
+
+JUNK = (None, -1, 0, 2**70, "x", "1/2", "2/4", 1.5, True, [], {}, [[]], [0], {"method": "rank"})
+
+
+def _paths(obj, prefix=()):
+    yield prefix
+    if isinstance(obj, dict):
+        for key, v in obj.items():
+            yield from _paths(v, prefix + (key,))
+    elif isinstance(obj, list) and obj:
+        for i in {0, len(obj) - 1}:
+            yield from _paths(obj[i], prefix + (i,))
+
+
+def _replace(obj, path, value):
+    if not path:
+        return value
+    out = copy.deepcopy(obj)
+    cur = out
+    for key in path[:-1]:
+        cur = cur[key]
+    cur[path[-1]] = value
+    return out
+
+
+def test_malformed_evidence_is_always_a_check_failure(separable, split_case, enum_case):
+    rng = random.Random(8)
+    for theta, ev in (separable, split_case, enum_case):
+        paths = [p for p in _paths(ev) if p]
+        for _ in range(150):
+            path = rng.choice(paths)
+            bad = _replace(ev, path, rng.choice(JUNK))
+            try:
+                check(theta, bad)
+            except CheckFailed:
+                pass
+        for path in paths:                       # drop a list entry anywhere
+            parent = path[:-1]
+            target = ev
+            for key in parent:
+                target = target[key]
+            if isinstance(target, list) and target:
+                shorter = _replace(ev, parent, target[:-1]) if parent else target[:-1]
+                try:
+                    check(theta, shorter)
+                except CheckFailed:
+                    pass
