@@ -1,15 +1,31 @@
-"""Benchmark: certifying "no flip set" (docs/mathematics.md §3) against the baselines.
+"""Benchmark: certifying "no flip set" (docs/mathematics.md §3) against the baselines, in one run.
 
-    python benchmarks/bench_flipsets.py [--quick] [--only NAME ...] [--budget SECONDS]
+    python benchmarks/bench_flipsets.py [--quick] [--budget SECONDS]      # the targets
+    python benchmarks/bench_flipsets.py --ladders [--quick] [--only NAME ...]
 
-For each configuration (input dimension m, output dimension k, weight family)
-the widths n of a ladder are tried in turn until one is not decided within the
-time budget (60 s; 5 s with ``--quick``).  Every run happens in a fresh
-process, so the peak memory (``ru_maxrss``) belongs to that run and a flint
-call that overruns can be killed.
+Targets (default).  Every measurement runs in a fresh process and reports CPU
+seconds (``time.process_time``: the machine is shared) and the peak RSS:
 
-Columns
--------
+* separation, 64-1024-10 and 784-10000-10 float32 (n ≤ 1.8 km): reluid's
+  certify and check against the HiGHS max-margin LP alone (the float search
+  the certificate replaces) and z3 alone;
+* the rank floor, 784-4096-10: floor = loading θ + one det mod p of the rank
+  certificate's minor (flint ``nmod_mat.det``), measured in the same run;
+  reluid's certify and check (auto, i.e. separation, and the rank path) as
+  multiples of it;
+* lattice-enum, m = 10, k = 1, n = 140 and m = 2, k = 1, n = 50 and 60: against
+  the Gram–Schmidt certificate on the LLL basis alone, the enumeration on the
+  LLL basis (no BKZ), exhaustive 2ⁿ search (measured at n = 24, extrapolated)
+  and z3 alone.
+
+``--quick`` runs smaller instances of each target (CI-sized, about a minute).
+
+Ladders (``--ladders``): for each configuration (input dimension m, output
+dimension k, weight family) the widths n of a ladder are tried in turn until
+one is not decided within the time budget (60 s; 5 s with ``--quick``).
+
+Columns of the ladder table
+---------------------------
 reluid n, method, time, check, MB
     the largest n decided (``none`` with a checkable certificate, or ``found``
     with a witness), the method, the producer's time, the independent
@@ -37,9 +53,12 @@ import argparse
 import json
 import math
 import multiprocessing as mp
+import os
 import resource
 import sys
 import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # a shared 2-core machine: threaded BLAS only waits
 from fractions import Fraction
 from pathlib import Path
 
@@ -47,7 +66,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from reluid.analysis.shallow.flipsets import find_flip_set, flip_matrix  # noqa: E402
+from reluid.analysis.shallow.flipsets import MITM_MAX_N, find_flip_set, flip_matrix  # noqa: E402
+from reluid.certificates.build import flip_claim  # noqa: E402
 from reluid.checker.registry import VERIFIERS, Context  # noqa: E402
 import reluid.checker.flipsets  # noqa: E402,F401  (registers the verifiers)
 from reluid.model.network import Shallow  # noqa: E402
@@ -99,14 +119,13 @@ def _child(conn, m, k, n, weights, method, budget):
         res = find_flip_set(theta, timeout=budget, method=method)
         t_find = time.perf_counter() - t0
         t_check = None
-        if res.status != "unknown":
-            claim = json.loads(json.dumps(res.claim().to_dict()))
+        if res.outcome.value != "unknown":
+            claim = json.loads(json.dumps(flip_claim(res).to_dict()))
             net = theta.to_network()
             t0 = time.perf_counter()
-            if claim["trust"] == "checked":
-                VERIFIERS[claim["kind"]](claim["evidence"], Context(net, claim["id"]))
-                t_check = time.perf_counter() - t0
-        conn.send({"status": res.status, "method": res.method, "trust": res.trust, "time": t_find,
+            VERIFIERS[claim["kind"]](claim["evidence"], Context(net, claim["id"]))
+            t_check = time.perf_counter() - t0
+        conn.send({"status": res.outcome.value, "method": res.method, "trust": res.trust.value, "time": t_find,
                    "check": t_check, "reason": res.reason,
                    "mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
     except Exception as e:  # report, never hang the parent
@@ -218,15 +237,220 @@ def ladder(m, k, weights, ns, method, budget, log):
     return best
 
 
+# ---------------------------------------------------------------------------
+# the targets
+# ---------------------------------------------------------------------------
+
+def _cpu():
+    return time.process_time()
+
+
+def _peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _task(kind, m, k, n, weights, opts):
+    """One measurement (in a child process); CPU seconds."""
+    out = {}
+    t = _cpu()
+    theta = make_theta(m, k, n, weights)
+    out["load"] = _cpu() - t
+    if kind == "certify":
+        t = _cpu()
+        res = find_flip_set(theta, timeout=opts.get("timeout"), method=opts.get("method", "auto"))
+        out["certify"] = _cpu() - t
+        out["mb_certify"] = _peak_mb()
+        out.update(status=res.outcome.value, method=res.evidence.get("method", res.method), reason=res.reason,
+                   nodes=res.evidence.get("nodes"))
+        if res.outcome.value != "unknown":
+            claim = json.loads(json.dumps(flip_claim(res).to_dict()))
+            net = theta.to_network()
+            t = _cpu()
+            VERIFIERS[claim["kind"]](claim["evidence"], Context(net, claim["id"]))
+            out["check"] = _cpu() - t
+    elif kind == "lp":
+        from reluid.analysis.shallow.flipsets._problem import Clock, Problem
+        from reluid.analysis.shallow.flipsets.separation import _lp, _unit_factors, have_lp
+        if not have_lp():
+            out["status"] = "highspy not installed"
+            return out
+        t = _cpu()
+        Ah, Mh = _unit_factors(Problem(theta))
+        _, margin = _lp(Ah, Mh, Clock(opts.get("timeout")))
+        out["lp"] = _cpu() - t
+        out["status"] = f"margin {margin:.3g}" if margin is not None else "no optimum"
+    elif kind in ("lll-gs", "lll-enum"):
+        from reluid.analysis.shallow.flipsets._problem import Clock, Problem
+        from reluid.analysis.shallow.flipsets.lattice import lattice
+        from reluid.analysis.shallow.flipsets.rank import profile
+        t = _cpu()
+        prob, clock = Problem(theta), Clock(opts.get("timeout"))
+        try:
+            res = lattice(prob, profile(prob, clock), clock, reduce=False,
+                          node_limit=0 if kind == "lll-gs" else 10**8)
+            out.update(status=res.outcome.value, reason=res.reason, nodes=(res.evidence or {}).get("nodes"))
+        except Exception as e:      # a timeout
+            out.update(status="timeout", reason=str(e))
+        out["time"] = _cpu() - t
+    elif kind == "floor":
+        from flint import nmod_mat
+        from reluid.analysis.shallow.flipsets._problem import Problem
+        from reluid.analysis.shallow.flipsets.rank import contiguous_rows
+        prob = Problem(theta)
+        p = prob.small_prime()
+        N = nmod_mat(prob.mod_rows(contiguous_rows(k, m, n), p).tolist(), p)    # not counted
+        t = _cpu()
+        out["nonzero"] = int(N.det()) != 0
+        out["det"] = _cpu() - t
+        out["floor"] = out["load"] + out["det"]
+    out["mb"] = _peak_mb()
+    return out
+
+
+def _child_task(conn, *args):
+    try:
+        conn.send(_task(*args))
+    except Exception as e:  # report, never hang the parent
+        conn.send({"status": "error", "reason": f"{type(e).__name__}: {e}"})
+
+
+def run_task(kind, m, k, n, weights="float32", hard=1800, **opts):
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child_task, args=(child, kind, m, k, n, weights, opts))
+    proc.start()
+    out = parent.recv() if parent.poll(hard) else {"status": "killed", "reason": f"no answer in {hard} s"}
+    proc.join(1)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+    return out
+
+
+def _fmt(x, digits=2):
+    if x is None:
+        return "-"
+    return f"{x:.1e}" if x >= 1e6 else f"{x:.{digits}f}"
+
+
+def main_targets(args, log) -> int:
+    budget = args.budget or (5.0 if args.quick else 60.0)
+    quick = args.quick
+    log(f"flip-set targets{' (quick)' if quick else ''}: CPU seconds, z3 budget {budget:.0f} s, "
+        f"{mp.cpu_count()} CPUs")
+    table = []   # (target, reluid text, certify, check, MB, baseline, baseline seconds, ratio text)
+
+    def row(target, reluid_txt, cert, chk, mb, base, base_s, ratio):
+        table.append((target, reluid_txt, cert, chk, mb, base, base_s, ratio))
+        log(f"  {target:24s} {reluid_txt:22s} certify {_fmt(cert):>7s} check {_fmt(chk):>7s} "
+            f"{_fmt(mb, 0):>6s} MB | {base:34s} {_fmt(base_s):>8s}  {ratio}")
+
+    def ratio(base_s, ours, at_least=False):
+        if base_s is None or not ours:
+            return ""
+        q = base_s / ours
+        return f"{'≥ ' if at_least else ''}" + (f"10^{math.log10(q):.0f}x" if q >= 1e4 else f"{q:.1f}x")
+
+    def z3_row(name, z, ours):
+        if z.get("status") == "unknown":     # z3 only searches: no certificate, whatever the time
+            row(name, "", None, None, z.get("mb"), f"z3 only: unknown after the {budget:.0f} s budget",
+                z.get("certify"), "no certificate")
+        else:
+            row(name, "", None, None, z.get("mb"), f"z3 only: {z.get('status')}", z.get("certify"),
+                ratio(z.get("certify"), ours))
+
+    want = set(args.targets or ("separation", "floor", "lattice"))
+
+    # 1. separation
+    seps = [] if "separation" not in want else [(32, 10, 512), (784, 10, 1024)] if quick else [(64, 10, 1024), (784, 10, 10000)]
+    for m, k, n in seps:
+        name = f"separation {m}-{n}-{k}"
+        log(f"== {name} (n/km = {n / (k * m):.2f})")
+        r = run_task("certify", m, k, n)
+        ours = r.get("certify")
+        txt = f"{r.get('status')} {r.get('method')}"
+        row(name, txt, ours, r.get("check"), r.get("mb"), f"load θ (not counted)", r.get("load"), "")
+        if n * (k * m + 1) <= 2_000_000:
+            b = run_task("lp", m, k, n, timeout=600)
+            row(name, "", None, None, b.get("mb"), f"HiGHS max-margin LP ({b.get('status')})", b.get("lp"),
+                ratio(b.get("lp"), ours))
+        else:
+            row(name, "", None, None, None, f"HiGHS LP: {n * (k * m + 1) / 1e6:.0f} M entries, not run", None, "")
+        if k * m * n <= 2_000_000:
+            z3_row(name, run_task("certify", m, k, n, method="z3", timeout=budget), ours)
+        else:
+            row(name, "", None, None, None, f"z3 only: {k * m} × {n} rows, not run", None, "")
+        if n > k * m:
+            row(name, "", None, None, None, "rank: impossible (n > km), lattice: n > 300", None, "")
+        else:
+            b = run_task("certify", m, k, n, method="rank")
+            row(name, "", None, None, b.get("mb"), f"rank certificate (check {_fmt(b.get('check'))} s)",
+                b.get("certify"), ratio(b.get("certify"), ours))
+
+    # 2. the floor
+    if "floor" in want:
+        fm, fk, fn = (784, 10, 1024) if quick else (784, 10, 4096)
+        name = f"floor {fm}-{fn}-{fk}"
+        log(f"== {name}")
+        fl = run_task("floor", fm, fk, fn)
+        floor = fl.get("floor")
+        row(name, "floor = load + det", floor, None, fl.get("mb"),
+            f"load {_fmt(fl.get('load'))} + det mod p {_fmt(fl.get('det'))}", floor, "1.0x")
+        for method in ("auto", "rank"):
+            r = run_task("certify", fm, fk, fn, method=method)
+            cert = (r.get("load") or 0) + (r.get("certify") or 0)
+            chk = (r.get("load") or 0) + (r.get("check") or 0)
+            row(name, f"{method}: {r.get('method')}", cert, chk, r.get("mb"),
+                f"incl. load; peak {_fmt(r.get('mb_certify'), 0)} MB certifying, {_fmt(r.get('mb'), 0)} MB "
+                "checking", None, f"{cert / floor:.2f}x / {chk / floor:.2f}x the floor" if floor else "")
+
+    # 3. lattice enumeration
+    encs = [] if "lattice" not in want else [(10, 120), (2, 50)] if quick else [(10, 140), (2, 50), (2, 60)]
+    for m, n in encs:
+        name = f"lattice-enum m{m} k1 n{n}"
+        log(f"== {name}")
+        r = run_task("certify", m, 1, n)
+        ours = r.get("certify")
+        row(name, f"{r.get('status')} {r.get('method')} ({r.get('nodes')} nodes)", ours, r.get("check"), r.get("mb"),
+            "", None, "")
+        g = run_task("lll-gs", m, 1, n)
+        gs_txt = "no certificate" if g.get("status") == "unknown" else g.get("status")
+        row(name, "", None, None, g.get("mb"), f"LLL + Gram–Schmidt bound only: {gs_txt}", g.get("time"), "")
+        e = run_task("lll-enum", m, 1, n, timeout=10 * budget)
+        row(name, "", None, None, e.get("mb"), f"enumeration on LLL (no BKZ): {e.get('nodes')} nodes",
+            e.get("time"), ratio(e.get("time"), ours, at_least=e.get("status") == "timeout"))
+        theta_b = make_theta(m, 1, 24, "float32")
+        found, t_b = baseline_search(theta_b)
+        if not found:
+            est = t_b * 2 ** (n - 24)
+            row(name, "", None, None, None, f"exhaustive 2^n (n=24: {t_b:.2f} s, extrapolated)", est,
+                ratio(est, ours))
+        z3_row(name, run_task("certify", m, 1, n, method="z3", timeout=budget), ours)
+        if n > MITM_MAX_N:
+            row(name, "", None, None, None, f"meet in the middle: n > {MITM_MAX_N}, not run", None, "")
+    log("")
+    head = (f"| target | reluid | certify s | check s | peak MB | baseline | baseline s | ratio |\n"
+            f"| --- | --- | --- | --- | --- | --- | --- | --- |")
+    log(head)
+    for target, txt, cert, chk, mb, base, base_s, rat in table:
+        log(f"| {target} | {txt} | {_fmt(cert)} | {_fmt(chk)} | {_fmt(mb, 0)} | {base} | {_fmt(base_s)} | {rat} |")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="small ladders and a 5 s budget")
-    ap.add_argument("--only", nargs="*", choices=sorted(CONFIGS), help="run only these configurations")
+    ap.add_argument("--quick", action="store_true", help="CI-sized instances and a 5 s budget")
+    ap.add_argument("--ladders", action="store_true", help="the width ladders instead of the targets")
+    ap.add_argument("--targets", nargs="*", choices=("separation", "floor", "lattice"),
+                    help="run only these targets")
+    ap.add_argument("--only", nargs="*", choices=sorted(CONFIGS), help="ladders: run only these configurations")
     ap.add_argument("--budget", type=float, help="seconds per run (default 60, or 5 with --quick)")
-    ap.add_argument("--no-baselines", action="store_true", help="skip the exhaustive and z3-only baselines")
+    ap.add_argument("--no-baselines", action="store_true", help="ladders: skip the exhaustive and z3-only baselines")
     args = ap.parse_args(argv)
-    budget = args.budget or (5.0 if args.quick else 60.0)
     log = lambda s: print(s, flush=True)  # noqa: E731
+    if not args.ladders:
+        return main_targets(args, log)
+    budget = args.budget or (5.0 if args.quick else 60.0)
     log(f"flip-set certificates, budget {budget:.0f} s per run, {mp.cpu_count()} CPUs")
     rows = []
     for name, (m, k, weights, full, quick) in CONFIGS.items():

@@ -9,6 +9,17 @@ from the network in the context; the certificate only says where to look.
 
 ``no-flip-set``, by ``evidence["method"]``:
 
+``separation`` ``{y}``
+    Y (k rows of m integers below 2^64) has s_i = m_iᵀ Y a_i > 0 for every
+    neuron: a flip set F would give 0 = ⟨Y, Σ_{i∈F} m_i a_iᵀ⟩ = Σ_{i∈F} s_i > 0.
+    Each a_i and each m_i is scaled to integers by its own positive factor
+    (signs are kept), and Z = A·Yᵀ is one integer matrix product.
+``separation-split`` ``{y, rest, sub}``
+    with the s_i on one common scale and τ the total of the negative ones,
+    every neuron with s_i ≤ τ is in ``rest`` (then every flip set lies in
+    ``rest``: docs/mathematics.md §3), and ``sub`` is a rank, lattice,
+    lattice-enum, enumerate or mitm certificate for the subnetwork on
+    ``rest``, verified here on that subnetwork.
 ``rank`` ``{p, rows}``
     p is prime and divides no denominator; ``rows`` are n distinct rows of U
     whose n × n minor is nonzero mod p.  Then the u_i are independent over Q.
@@ -20,6 +31,12 @@ from the network in the context; the certificate only says where to look.
     ‖b*_t‖² = d_t / d_{t-1} > n for the leading minors d_t of the Gram matrix
     B Bᵀ, so every nonzero vector of L has squared length > n, while a flip
     set has squared length |F| ≤ n.
+``lattice-enum`` ``{p, basis, inverse, rank_rows, rank_cols, nodes}``
+    B is a basis of L as for ``lattice``; every 0/1 vector of L lies in the
+    ball ‖x − t‖² ≤ n/4 − dist²(½·1, ker U) around the projection t of ½·1,
+    whose lattice points are enumerated here exactly (integer bounds from the
+    exact Gram–Schmidt data never prune a point of the ball), within
+    ``nodes`` ≤ 2^25 nodes; no leaf is a nonzero 0/1 or 0/−1 vector.
 ``enumerate`` ``{p, rows}``
     every flip set x satisfies U_S x ≡ 0 (mod p) for the listed rows S, so its
     pivot coordinates (in rref(U_S) mod p) are fixed by its free ones; all
@@ -38,13 +55,17 @@ orbits can be re-verified too.
 
 This module imports only the standard library, :mod:`reluid.model`,
 :mod:`reluid.certificates.schema`, the registry, :mod:`reluid.errors` and
-python-flint's exact matrices.
+python-flint's exact matrices (no numpy: the rank minor is built with packed
+big-integer products, its determinant taken by flint).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import sys
+from array import array
+from collections.abc import Mapping
 from fractions import Fraction
 
 from flint import fmpz_mat, nmod_mat
@@ -53,8 +74,10 @@ from reluid.certificates.schema import q
 from reluid.certificates.schema import ClaimKind
 from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.errors import CertificateError, ReluidError
+from reluid.model.network import Shallow
+from reluid.model.rational import FAST_FRACTIONS
 
-__all__ = ["ENUMERATE_LIMIT", "MITM_LIMIT", "verify_flip_set", "verify_no_flip_set", "flip_sets_of",
+__all__ = ["ENUMERATE_LIMIT", "MITM_LIMIT", "LATTICE_ENUM_NODE_LIMIT", "verify_flip_set", "verify_no_flip_set", "flip_sets_of",
            "verify_fibre_orbits"]
 
 ENUMERATE_LIMIT = 22
@@ -64,7 +87,18 @@ _MR_BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
 _MR_BOUND = 3317044064679887385961981   # Miller–Rabin with _MR_BASES is exact below this
 _KEYS = {"rank": {"method", "p", "rows"}, "enumerate": {"method", "p", "rows"}, "mitm": {"method", "n"},
          "lattice": {"method", "p", "basis", "inverse", "rank_rows", "rank_cols"},
+         "lattice-enum": {"method", "p", "basis", "inverse", "rank_rows", "rank_cols", "nodes"},
+         "separation": {"method", "y"}, "separation-split": {"method", "y", "rest", "sub"},
          "z3": {"method", "encoding", "rows"}}
+#: the certificates a ``separation-split`` may rest on for the neurons it leaves
+_SUB_METHODS = ("rank", "lattice", "lattice-enum", "enumerate", "mitm")
+LATTICE_ENUM_NODE_LIMIT = 1 << 25
+"""Most nodes the checker enumerates for a ``lattice-enum`` certificate (about 100 s of Python)."""
+LATTICE_ENUM_LEAF_LIMIT = 1 << 16
+"""Most lattice points of the ball the checker tests one by one (each costs O(n·r))."""
+LATTICE_ENUM_SCALE = 48
+SEPARATION_BITS = 64
+"""Entries of a separation matrix Y must lie below 2^64 in absolute value (bounded work)."""
 
 
 # ---- reading the evidence -------------------------------------------------------
@@ -167,6 +201,19 @@ def _rows_mod(theta, rows, p, cols=None):
     return nmod_mat(len(rows), len(cols), [x for row in entries for x in row], p)
 
 
+def _residue_rows(theta, p):
+    """(Mp, Arows): M mod p (k lists of n) and A mod p (n lists of m), one inverse per distinct denominator."""
+    if FAST_FRACTIONS:   # the slots hold the reduced numerator and denominator (probed in reluid.model)
+        dens = {v._denominator for row in theta.A for v in row} | {v._denominator for row in theta.M for v in row}
+        inv = {d: pow(d, -1, p) for d in dens}
+        return ([[v._numerator * inv[v._denominator] % p for v in row] for row in theta.M],
+                [[v._numerator * inv[v._denominator] % p for v in row] for row in theta.A])
+    dens = {v.denominator for row in theta.A for v in row} | {v.denominator for row in theta.M for v in row}  # pragma: no cover
+    inv = {d: pow(d, -1, p) for d in dens}  # pragma: no cover
+    return ([[v.numerator * inv[v.denominator] % p for v in row] for row in theta.M],  # pragma: no cover
+            [[v.numerator * inv[v.denominator] % p for v in row] for row in theta.A])
+
+
 def _integers(theta):
     dm = math.lcm(*(v.denominator for row in theta.M for v in row))
     da = math.lcm(*(v.denominator for row in theta.A for v in row))
@@ -214,12 +261,11 @@ def verify_no_flip_set(evidence, ctx: Context) -> str:
     """Dispatch on ``evidence["method"]``; see the module docstring."""
     theta = _theta(ctx)
     method = evidence.get("method")
-    if method not in _KEYS:
+    if not isinstance(method, str) or method not in _KEYS:
         fail(ctx, f"unknown no-flip-set method {method!r}")
     if set(evidence) != _KEYS[method]:
         fail(ctx, f"{method} evidence must have the fields {sorted(_KEYS[method])}, got {sorted(evidence)}")
-    return {"rank": _rank, "lattice": _lattice, "enumerate": _enumerate, "mitm": _mitm_claim,
-            "z3": _z3}[method](evidence, ctx, theta, _Collect(ctx, theta, False))
+    return _VERIFY[method](evidence, ctx, theta, _Collect(ctx, theta, False))
 
 
 def flip_sets_of(evidence, ctx: Context) -> set[frozenset]:
@@ -255,12 +301,54 @@ def _rank(ev, ctx, theta, sink):
     n, km = theta.n, theta.k * theta.m
     p = _prime(ctx, theta, ev["p"])
     rows = _indices(ctx, ev["rows"], km, "rows", length=n)
-    if n and _rows_mod(theta, rows, p).det() == 0:
+    if n and _minor_det(theta, rows, p) == 0:
         fail(ctx, f"the {n} × {n} minor on the given rows vanishes mod {p}")
     return f"rank: the {n} columns of U are independent (an {n} × {n} minor is nonzero mod {p})"
 
 
-def _lattice(ev, ctx, theta, sink):
+def _minor_det(theta, rows, p):
+    """det mod p of the square minor of U on ``rows`` × all n columns, built column by column.
+
+    Column i of the minor holds M_ji · A_il over the rows (j, l): for the rows of
+    one output j that is the scalar M_ji times the residues A_il gathered
+    over their l.  Packing those residues into one integer with 64-bit
+    fields makes it one big-integer product per neuron and output; a field
+    holds a product of two residues below p < 2^31, so below 2^62, and never
+    carries into the next.  The n columns, unreduced, become the rows of an
+    fmpz_mat (the transpose has the same determinant) that nmod_mat reduces.
+    """
+    n, m = theta.n, theta.m
+    if p >= 1 << 31:
+        return _rows_mod(theta, rows, p).det()
+    Mp, Arows = _residue_rows(theta, p)
+    groups: dict[int, list[int]] = {}
+    for r in sorted(rows):
+        groups.setdefault(r // m, []).append(r % m)
+    plan = []          # (j, key, bytes): key ("range", a, b) for a contiguous run of l's, else ("list", l's)
+    for j, ls in groups.items():
+        run = ls == list(range(ls[0], ls[-1] + 1))
+        plan.append((j, ("range", ls[0], ls[-1] + 1) if run else ("list", tuple(ls)), 8 * len(ls)))
+    keys = list(dict.fromkeys(key for _, key, _ in plan))
+    flat = []
+    for i in range(n):
+        Ai = Arows[i]
+        pack = {}
+        for key in keys:
+            vals = Ai[key[1]:key[2]] if key[0] == "range" else [Ai[l] for l in key[1]]
+            pack[key] = int.from_bytes(array("Q", vals).tobytes(), sys.byteorder)
+        fields = array("Q")
+        fields.frombytes(b"".join((pack[key] * Mp[j][i]).to_bytes(nb, sys.byteorder) for j, key, nb in plan))
+        flat.extend(fields.tolist())
+    return nmod_mat(fmpz_mat(n, n, flat), p).det()
+
+
+def _kernel_basis(ev, ctx, theta):
+    """(p, B, r): B is shown to be a basis of L = ker U ∩ Zⁿ (the checks of ``lattice`` and ``lattice-enum``).
+
+    U Bᵀ = 0 (B ⊆ L), B C = I (the row lattice of B is saturated: yB ∈ Zⁿ
+    forces y = yBC ∈ Zʳ), and a nonzero (n − r)-minor of U mod p (rank U =
+    n − r, so B spans ker U over Q).
+    """
     n, k, m = theta.n, theta.k, theta.m
     p = _prime(ctx, theta, ev["p"])
     if not isinstance(ev["basis"], (list, tuple)) or not isinstance(ev["inverse"], (list, tuple)):
@@ -282,22 +370,150 @@ def _lattice(ev, ctx, theta, sink):
         for j in range(k):   # (U Bᵀ) restricted to output j is Aᵀ diag(M_j) Bᵀ
             if not (At * fmpz_mat([[Mi[j][i] * b[i] for b in B] for i in range(n)])).is_zero():
                 fail(ctx, f"a basis vector is not in the kernel of U (output {j + 1})")
-        Bz = fmpz_mat(B)
-        if not (Bz * fmpz_mat(C)).is_one():
+        if not (fmpz_mat(B) * fmpz_mat(C)).is_one():
             fail(ctx, "basis · inverse ≠ I: the basis is not shown to be saturated")
-        G = Bz * Bz.transpose()
-        a = [[int(G[i, j]) for j in range(r)] for i in range(r)]
-        prev = 1
-        for t in range(r):   # Bareiss: a[t][t] becomes the leading minor d_t = Π ‖b*_s‖²
-            d = a[t][t]
-            if d <= n * prev:
-                fail(ctx, f"Gram–Schmidt bound fails at vector {t + 1}: ‖b*‖² = {Fraction(d, prev)} ≤ n = {n}")
-            for i in range(t + 1, r):
-                for j in range(t + 1, r):
-                    a[i][j] = (d * a[i][j] - a[i][t] * a[t][j]) // prev
-            prev = d
+    return p, B, r
+
+
+def _gram(B):
+    r = len(B)
+    if not r:
+        return []
+    Bz = fmpz_mat(B)
+    G = Bz * Bz.transpose()
+    return [[int(G[i, j]) for j in range(r)] for i in range(r)]
+
+
+def _lattice(ev, ctx, theta, sink):
+    n = theta.n
+    p, B, r = _kernel_basis(ev, ctx, theta)
+    a = _gram(B)
+    prev = 1
+    for t in range(r):   # Bareiss: a[t][t] becomes the leading minor d_t = Π ‖b*_s‖²
+        d = a[t][t]
+        if d <= n * prev:
+            fail(ctx, f"Gram–Schmidt bound fails at vector {t + 1}: ‖b*‖² = {Fraction(d, prev)} ≤ n = {n}")
+        for i in range(t + 1, r):
+            for j in range(t + 1, r):
+                a[i][j] = (d * a[i][j] - a[i][t] * a[t][j]) // prev
+        prev = d
     return (f"lattice: ker U ∩ Z^{n} has a saturated basis of {r} vectors with min ‖b*‖² > n = {n}, "
             f"so no x ∈ {{0,±1}}^n∖0 has Ux = 0 (rank U = {n - r} mod {p})")
+
+
+def _ball_data(B, n):
+    """Exact Gram–Schmidt data of the ball ‖x − t‖² ≤ R², t = proj_V(½·1), as floors of S-scaled values.
+
+    Fraction-free elimination of the Gram matrix of (b_1, …, b_r, 1): after
+    step t, a[i][t] = d_t ⟨b_i, b*_t⟩ with d_t the leading t-minor, so
+    μ_it = a[i][t]/d_{t+1}, ‖b*_t‖² = d_{t+1}/d_t, the Gram–Schmidt coordinate of
+    ½·1 along b*_t is a[r][t]/(2 d_{t+1}), and dist²(1, V) = d_{r+1}/d_r (0 when
+    1 ∈ V).  R² = n/4 − dist²(½·1, V) = (n − d_{r+1}/d_r)/4.
+    """
+    r, S = len(B), 1 << LATTICE_ENUM_SCALE
+    G = _gram(B)
+    ones = [sum(b) for b in B]
+    a = [G[i] + [ones[i]] for i in range(r)] + [ones + [n]]
+    d, prev = [1], 1
+    for t in range(r + 1):
+        piv = a[t][t]
+        if t == r:
+            if piv < 0:
+                raise ArithmeticError("distance² < 0")
+            d.append(piv)
+            break
+        if piv <= 0:
+            raise ArithmeticError("the basis vectors are dependent")
+        d.append(piv)
+        for i in range(t + 1, r + 1):
+            for j in range(t + 1, r + 1):
+                a[i][j] = (piv * a[i][j] - a[i][t] * a[t][j]) // prev
+        prev = piv
+    q = [d[t + 1] * S // d[t] for t in range(r)]
+    mu = [[a[i][t] * S // d[t + 1] for t in range(i)] for i in range(r)]
+    centre = [a[r][t] * S // (2 * d[t + 1]) for t in range(r)]
+    rhs = (n * d[r] - d[r + 1]) * S**3 // (4 * d[r])
+    return q, mu, centre, rhs
+
+
+def _lattice_enum(ev, ctx, theta, sink):
+    """Every 0/1 point of L lies in the ball ‖x − t‖² ≤ R² (docs/mathematics.md §3); enumerate it exactly."""
+    n = theta.n
+    budget = _int(ctx, ev["nodes"], "nodes")
+    if not 0 <= budget <= LATTICE_ENUM_NODE_LIMIT:
+        fail(ctx, f"nodes = {budget} is outside [0, {LATTICE_ENUM_NODE_LIMIT}]")
+    p, B, r = _kernel_basis(ev, ctx, theta)
+    if not r:
+        return f"lattice-enum: ker U = 0 (rank U = n = {n} mod {p}), no flip set"
+    try:
+        q, mu, centre0, rhs = _ball_data(B, n)
+    except ArithmeticError as e:
+        fail(ctx, f"the basis has no Gram–Schmidt data ({e})")
+    S = 1 << LATTICE_ENUM_SCALE
+    c = [0] * r
+    low = [0] * (r + 1)         # low[j]: the integer lower bound of Σ_{i ≥ j} (scaled by S³)
+    spread = [0] * (r + 1)      # spread[j]: Σ_{i ≥ j} |c_i|
+    mid, err, nxt, prv, side = [0] * r, [0] * r, [0] * r, [0] * r, [0] * r
+    nodes = leaves = 0
+
+    def enter(j):               # fix the centre of level j from c_{j+1}, …, c_{r-1}
+        x = centre0[j]
+        for i in range(j + 1, r):
+            if c[i]:
+                x -= mu[i][j] * c[i]
+        mid[j], err[j] = x, 1 + spread[j + 1]
+        v = (x + S // 2) // S
+        nxt[j], prv[j], side[j] = v, v - 1, 0
+
+    def lower(j, v):
+        e = abs(v * S - mid[j]) - err[j]
+        return low[j + 1] + q[j] * e * e if e > 0 else low[j + 1]
+
+    j = r - 1
+    enter(j)
+    while j < r:
+        v = None
+        if side[j] == 0:
+            bnd = lower(j, nxt[j])
+            if bnd <= rhs:
+                v, nxt[j] = nxt[j], nxt[j] + 1
+            else:
+                side[j] = 1
+        if v is None and side[j] == 1:
+            bnd = lower(j, prv[j])
+            if bnd <= rhs:
+                v, prv[j] = prv[j], prv[j] - 1
+            else:
+                side[j] = 2
+        if v is None:
+            j += 1
+            continue
+        nodes += 1
+        if not nodes & 4095:           # the work is charged as it is done: ~4 loop steps per node
+            charge(ctx, 4 * 4096, f"the lattice enumeration past {nodes:,} nodes")
+        if nodes > budget:
+            fail(ctx, f"the enumeration needs more than the certificate's {budget} nodes")
+        c[j], low[j], spread[j] = v, bnd, spread[j + 1] + abs(v)
+        if j:
+            j -= 1
+            enter(j)
+            continue
+        leaves += 1
+        if leaves > LATTICE_ENUM_LEAF_LIMIT:
+            fail(ctx, f"the ball holds more than {LATTICE_ENUM_LEAF_LIMIT} lattice points")
+        support = [(ci, b) for ci, b in zip(c, B) if ci]
+        sign = 0                # the leaf x = cB, coordinate by coordinate, until it is not ±(0/1)
+        for t in range(n):
+            v = sum(ci * b[t] for ci, b in support)
+            if v and (v not in (1, -1) or sign and v != sign):
+                break
+            sign = sign or v
+        else:
+            if sign:
+                sink({t for t in range(n) if sum(ci * b[t] for ci, b in support)})
+    return (f"lattice-enum: ker U ∩ Z^{n} has a saturated basis of {r} vectors (rank U = {n - r} mod {p}); "
+            f"the exact enumeration of the ball around the projection of ½·1 that holds every 0/1 kernel vector "
+            f"visited {nodes} nodes and found no flip set")
 
 
 def _enumerate(ev, ctx, theta, sink):
@@ -383,3 +599,93 @@ def _z3(ev, ctx, theta, sink):
         fail(ctx, f"a solver's unsat is not a proof, and n = {theta.n} > {MITM_LIMIT} is beyond the checker's own "
                   "meet in the middle")
     return "z3's answer re-decided by the checker: " + _mitm(ctx, theta, sink)
+
+
+# ---- separation (Gordan) ---------------------------------------------------------
+
+def _scaled_rows(rows):
+    """Each row of Fractions times the lcm of its denominators: (integer rows, the lcms)."""
+    out, lcms = [], []
+    for row in rows:
+        if FAST_FRACTIONS:   # the slots hold the reduced numerator and denominator (probed in reluid.model)
+            dens = {v._denominator for v in row}
+            d = math.lcm(*dens)
+            mult = {e: d // e for e in dens}
+            out.append([v._numerator * mult[v._denominator] for v in row])
+        else:  # pragma: no cover - depends on the Python implementation
+            dens = {v.denominator for v in row}
+            d = math.lcm(*dens)
+            mult = {e: d // e for e in dens}
+            out.append([v.numerator * mult[v.denominator] for v in row])
+        lcms.append(d)
+    return out, lcms
+
+
+def _separation_scores(ctx, theta, ev):
+    """(s, da, dm): s_i = (dm_i m_i)ᵀ Y (da_i a_i) for every neuron, exactly, with Y = ``ev["y"]``.
+
+    da_i and dm_i clear the denominators of the row a_i and of the column m_i;
+    both are positive, so s_i has the sign of m_iᵀ Y a_i.
+    """
+    n, m, k = theta.n, theta.m, theta.k
+    if not isinstance(ev["y"], (list, tuple)) or len(ev["y"]) != k:
+        fail(ctx, f"y must be a list of k = {k} rows")
+    Y = [_ints(ctx, row, "y row", length=m) for row in ev["y"]]
+    if any(abs(v) >> SEPARATION_BITS for row in Y for v in row):
+        fail(ctx, f"an entry of y is not below 2^{SEPARATION_BITS}")
+    Ar, da = _scaled_rows(theta.A)
+    Mr, dm = _scaled_rows(list(zip(*theta.M)))
+    if not n:
+        return [], da, dm
+    Z = (fmpz_mat(n, m, [x for row in Ar for x in row])
+         * fmpz_mat(m, k, [Y[j][l] for l in range(m) for j in range(k)])).entries()
+    s = [sum(int(Z[i * k + j]) * Mr[i][j] for j in range(k) if Mr[i][j]) for i in range(n)]
+    return s, da, dm
+
+
+def _separation(ev, ctx, theta, sink):
+    s, _, _ = _separation_scores(ctx, theta, ev)
+    bad = next((i for i, v in enumerate(s) if v <= 0), None)
+    if bad is not None:
+        fail(ctx, f"y does not separate: m_iᵀ Y a_i = {'0' if s[bad] == 0 else 'a negative number'} for neuron "
+                  f"{bad + 1}")
+    return (f"separation: m_iᵀ Y a_i > 0 for all {theta.n} neurons, so every nonempty sum Σ_(i∈F) m_i a_iᵀ "
+            "pairs with Y to a positive number")
+
+
+class _Restricted:
+    """The sink of a sub-certificate on the neurons ``rest``: a flip set there is one of θ."""
+
+    def __init__(self, sink, rest):
+        self.sink, self.rest = sink, rest
+
+    def __call__(self, F):
+        self.sink({self.rest[i] for i in F})
+
+
+def _separation_split(ev, ctx, theta, sink):
+    n = theta.n
+    s, da, dm = _separation_scores(ctx, theta, ev)
+    rest = _indices(ctx, ev["rest"], n, "rest")
+    DA, DM = math.lcm(*da) if da else 1, math.lcm(*dm) if dm else 1
+    common = [v * (DA // a) * (DM // b) for v, a, b in zip(s, da, dm)]    # D · m_iᵀ Y a_i, one scale for all
+    tau = -sum(v for v in common if v < 0)
+    inside = set(rest)
+    out = next((i for i, v in enumerate(common) if v <= tau and i not in inside), None)
+    if out is not None:
+        fail(ctx, f"neuron {out + 1} has m_iᵀ Y a_i ≤ τ (the total negative score) but is not in the rest set")
+    sub = ev["sub"]
+    if not isinstance(sub, Mapping) or not isinstance(sub.get("method"), str) or sub["method"] not in _SUB_METHODS:
+        fail(ctx, f"the rest set needs a {', '.join(_SUB_METHODS)} certificate, got "
+                  f"{sub.get('method') if isinstance(sub, Mapping) else type(sub).__name__!r}")
+    if set(sub) != _KEYS[sub["method"]]:
+        fail(ctx, f"{sub['method']} evidence must have the fields {sorted(_KEYS[sub['method']])}, got {sorted(sub)}")
+    part = Shallow(tuple(tuple(row[i] for i in rest) for row in theta.M), tuple(theta.A[i] for i in rest),
+                   tuple(theta.b[i] for i in rest), theta.c, theta.m)
+    inner = _VERIFY[sub["method"]](sub, ctx, part, _Restricted(sink, rest))
+    return (f"separation-split: every flip set lies among the {len(rest)} neurons where m_iᵀ Y a_i ≤ τ "
+            f"(τ = the total negative score), and there {inner}")
+
+
+_VERIFY = {"rank": _rank, "lattice": _lattice, "lattice-enum": _lattice_enum, "enumerate": _enumerate,
+           "mitm": _mitm_claim, "z3": _z3, "separation": _separation, "separation-split": _separation_split}

@@ -57,7 +57,7 @@ ENUMERATE_LIMIT = 22
 _SKETCH_PRIME = 2**61 - 1
 _EXTRA = {"own-only": set(), "flip": {"evidence"}, "box": {"y"}, "lattice": {"evidence"}, "modp-enum": {"prime"},
           "proj-enum": {"T", "F"}}
-_FLIP_METHODS = ("rank", "lattice", "enumerate", "mitm")
+_FLIP_METHODS = ("rank", "lattice", "lattice-enum", "separation", "separation-split", "enumerate", "mitm")
 _ZERO = Fraction(0)
 
 

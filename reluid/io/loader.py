@@ -17,7 +17,6 @@ from __future__ import annotations
 import importlib
 import os
 import stat
-from collections import deque
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import repeat
@@ -27,7 +26,7 @@ import numpy as np
 
 from reluid.errors import InvalidArgument, InvalidNetwork
 from reluid.model.network import Layer, Network
-from reluid.model.rational import gc_paused
+from reluid.model.rational import FAST_FRACTIONS, coprime_fractions, gc_paused
 
 __all__ = [
     "ASSUMPTIONS",
@@ -330,38 +329,14 @@ def write_bytes(path: str, data: bytes) -> None:
 # ---------------------------------------------------------------------------
 # exact conversion of numpy arrays
 # ---------------------------------------------------------------------------
-def _coprime_fraction_slots_work() -> bool:
-    """Whether Fractions can be built by filling their two slots directly.
-
-    CPython's ``Fraction`` keeps a reduced numerator and positive denominator
-    in the slots ``_numerator``/``_denominator`` (3.12 adds the equivalent
-    ``Fraction._from_coprime_ints``).  Filling them skips the constructor's
-    gcd and type dispatch, which halves the cost of reading a large float
-    matrix.  If another implementation lays Fraction out differently, the
-    probe fails and the public constructor is used.
-    """
-    try:
-        f = object.__new__(Fraction)
-        f._numerator, f._denominator = -3, 4
-        ref = Fraction(-3, 4)
-        return (f == ref and hash(f) == hash(ref) and str(f) == "-3/4"
-                and f.numerator == -3 and f.denominator == 4 and f + 1 == Fraction(1, 4))
-    except Exception:  # pragma: no cover - depends on the Python implementation
-        return False
-
-
-_FAST_FRACTIONS = _coprime_fraction_slots_work()
+# The probe lives with the exact rationals (reluid.model.rational), where the analyses use it too.
+_FAST_FRACTIONS = FAST_FRACTIONS
 
 
 def _fractions(numerators: list[int], denominators) -> list[Fraction]:
     """``[Fraction(n, d) ...]`` for coprime ``n`` and ``d > 0``."""
     with gc_paused():
-        if not _FAST_FRACTIONS:  # pragma: no cover
-            return list(map(Fraction, numerators, denominators))
-        out = list(map(object.__new__, repeat(Fraction, len(numerators))))
-        deque(map(setattr, out, repeat("_numerator"), numerators), maxlen=0)
-        deque(map(setattr, out, repeat("_denominator"), denominators), maxlen=0)
-        return out
+        return coprime_fractions(numerators, denominators)
 
 
 def _float_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

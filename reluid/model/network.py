@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Iterable, Sequence
 
 from reluid.errors import InvalidNetwork, NotShallow
-from reluid.model.rational import ZERO, format_rational, to_rational
+from reluid.model.rational import FAST_FRACTIONS, ZERO, format_rational, to_rational
 
 __all__ = ["Layer", "Network", "Shallow", "relu"]
 
@@ -212,7 +212,13 @@ class Network:
         for L in self.layers:
             yield f"|{L.n_out},{L.n_in}|".encode()
             for row in L.weight + (L.bias,):
-                yield (",".join([f"{x.numerator}/{x.denominator}" for x in row]) + ";").encode()
+                try:
+                    if not FAST_FRACTIONS:  # pragma: no cover - depends on the Python implementation
+                        raise AttributeError
+                    text = ",".join([f"{x._numerator}/{x._denominator}" for x in row])   # the same reduced pair
+                except AttributeError:      # not all Fractions, or no slots
+                    text = ",".join([f"{x.numerator}/{x.denominator}" for x in row])
+                yield (text + ";").encode()
 
     def canonical_bytes(self) -> bytes:
         """See :meth:`canonical_chunks`."""

@@ -24,12 +24,14 @@ import gc
 import math
 import numbers
 import re
+from collections import deque
 from fractions import Fraction
+from itertools import repeat
 
 from reluid.errors import InvalidArgument
 
 __all__ = ["Q", "to_rational", "format_rational", "parse_rational", "parse_canonical", "MAX_DIGITS", "primitive_ray",
-           "ZERO", "ONE"]
+           "ZERO", "ONE", "FAST_FRACTIONS", "coprime_fraction", "coprime_fractions"]
 
 Q = Fraction
 ZERO = Fraction(0)
@@ -179,12 +181,18 @@ def primitive_ray(values) -> tuple[tuple[int, ...], Fraction] | None:
     >>> primitive_ray((Fraction(-2, 3), Fraction(4, 9), Fraction(0)))
     ((-3, 2, 0), Fraction(2, 9))
     """
-    D = math.lcm(*[x.denominator for x in values]) if values else 1
-    z = [x.numerator * (D // x.denominator) for x in values]
+    try:
+        if not FAST_FRACTIONS:  # pragma: no cover - depends on the Python implementation
+            raise AttributeError
+        D = math.lcm(*[x._denominator for x in values]) if values else 1     # the slots (probed below)
+        z = [x._numerator * (D // x._denominator) for x in values]
+    except AttributeError:      # not all Fractions, or no slots
+        D = math.lcm(*[x.denominator for x in values]) if values else 1
+        z = [x.numerator * (D // x.denominator) for x in values]
     g = math.gcd(*z)
     if g == 0:
         return None
-    return tuple(v // g for v in z), Fraction(g, D)
+    return (tuple(z) if g == 1 else tuple([v // g for v in z])), Fraction(g, D)
 
 
 @contextlib.contextmanager
@@ -202,3 +210,54 @@ def gc_paused():
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _coprime_fraction_slots_work() -> bool:
+    """Whether Fractions can be built (and read) through their two slots directly.
+
+    CPython's ``Fraction`` keeps a reduced numerator and positive denominator
+    in the slots ``_numerator``/``_denominator`` (3.12 adds the equivalent
+    ``Fraction._from_coprime_ints``).  Filling them skips the constructor's
+    gcd and type dispatch, which halves the cost of reading a large float
+    matrix; reading them skips a property call per entry.  If another
+    implementation lays Fraction out differently, the probe fails and the
+    public constructor and properties are used.
+    """
+    try:
+        f = object.__new__(Fraction)
+        f._numerator, f._denominator = -3, 4
+        ref = Fraction(-3, 4)
+        return (f == ref and hash(f) == hash(ref) and str(f) == "-3/4"
+                and f.numerator == -3 and f.denominator == 4 and f + 1 == Fraction(1, 4)
+                and ref._numerator == -3 and ref._denominator == 4)
+    except Exception:  # pragma: no cover - depends on the Python implementation
+        return False
+
+
+FAST_FRACTIONS = _coprime_fraction_slots_work()
+"""The probe above: True where Fraction's slots may be filled and read directly."""
+
+
+def coprime_fraction(num: int, den: int) -> Fraction:
+    """``Fraction(num, den)`` for coprime ``num`` and ``den > 0``, without re-normalising.
+
+    The caller guarantees gcd(num, den) = 1 and den > 0 (as the result of an
+    exact reduction); the slots are filled only where :data:`FAST_FRACTIONS`
+    says that is safe.
+    """
+    if FAST_FRACTIONS:
+        f = object.__new__(Fraction)
+        f._numerator, f._denominator = num, den
+        return f
+    return Fraction(num, den)  # pragma: no cover - depends on the Python implementation
+
+
+def coprime_fractions(numerators, denominators) -> list[Fraction]:
+    """``[Fraction(n, d) ...]`` for coprime pairs with ``d > 0`` (the slots filled in bulk where allowed)."""
+    numerators = list(numerators)
+    if not FAST_FRACTIONS:  # pragma: no cover - depends on the Python implementation
+        return list(map(Fraction, numerators, denominators))
+    out = list(map(object.__new__, repeat(Fraction, len(numerators))))
+    deque(map(setattr, out, repeat("_numerator"), numerators), maxlen=0)
+    deque(map(setattr, out, repeat("_denominator"), denominators), maxlen=0)
+    return out

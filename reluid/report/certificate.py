@@ -243,6 +243,25 @@ def _evidence(claim, net: Network | None) -> list:
                                f"({len(ev.get('basis', ()))} vectors), saturated (B·C = I) and complete (rank U "
                                "mod p = n − r), whose Gram–Schmidt vectors satisfy ", mm.gram_schmidt_bound(n),
                                "; every flip set would be a nonzero lattice vector of squared norm ≤ n."))
+        elif method == "lattice-enum":
+            out.append(Para.of(f"Evidence (lattice enumeration): a reduced basis of ker U ∩ Zⁿ "
+                               f"({len(ev.get('basis', ()))} vectors), saturated (B·C = I) and complete (rank U mod "
+                               "p = n − r). Every 0/1 vector x has ‖x − ½·1‖² = n/4, so every flip set lies in the "
+                               "ball around the projection of ½·1 onto ker U; the checker enumerates that ball exactly "
+                               f"({ev.get('nodes')} nodes) and finds none."))
+        elif method == "separation":
+            Y = ev.get("y") or ()
+            shown = (" Y = [" + "; ".join(" ".join(str(v) for v in row) for row in Y) + "].") \
+                if sum(len(row) for row in Y) <= 16 else ""
+            out.append(Para.of("Evidence (separation): an integer matrix Y with m_iᵀ Y a_i > 0 for every neuron i; "
+                               "a flip set F would give Σ_{i∈F} m_iᵀ Y a_i = 0, a sum of positive numbers. The "
+                               f"checker recomputes the n numbers exactly.{shown}"))
+        elif method == "separation-split":
+            sub = ev.get("sub") or {}
+            out.append(Para.of(f"Evidence (separation split): an integer matrix Y; every flip set lies among the "
+                               f"{len(ev.get('rest', ()))} neurons with m_iᵀ Y a_i at most the total negative score, "
+                               f"and those have none ({sub.get('method')} certificate for the subnetwork). The checker "
+                               "recomputes the scores exactly and re-verifies the sub-certificate."))
         elif method == "enumerate":
             out.append(Para.of(f"Evidence (enumeration): every flip set lies in the kernel mod p = {ev.get('p')} of "
                                f"{len(ev.get('rows', ()))} listed rows of U; the checker recomputes that kernel and "

@@ -631,7 +631,8 @@ def _check_entry(E: _Data, case: _Case, ent: dict) -> None:
     if meth == "own-only":
         assert case.own and not case.J
     elif meth == "flip":
-        assert case.own and ent["evidence"]["method"] in ("rank", "lattice", "enumerate", "mitm")
+        assert case.own and ent["evidence"]["method"] in ("rank", "lattice", "lattice-enum", "separation",
+                                                          "separation-split", "enumerate", "mitm")
     else:
         assert not case.own and min(E.k, case.mp) > case.q
         if meth == "box":

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from reluid.model.network import Network, Shallow
-from reluid.model.rational import gc_paused, primitive_ray
+from reluid.model.rational import coprime_fraction, coprime_fractions, gc_paused, primitive_ray
 
 __all__ = ["MinimalForm", "minimal_form", "is_minimal", "zero_factor_reduction", "ominus"]
 
@@ -95,6 +95,12 @@ def minimal_form(theta: Shallow | Network) -> MinimalForm:
     """
     if isinstance(theta, Network):
         theta = theta.shallow()
+    fast = _minimal_form_by_rays(theta)
+    return fast if fast is not None else _minimal_form_general(theta)
+
+
+def _minimal_form_general(theta: Shallow) -> MinimalForm:
+    """:func:`minimal_form` for any θ (dead outputs, constant neurons and zero rows included)."""
     n, m, k = theta.n, theta.m, theta.k
     zero = Fraction(0)
     c = list(theta.c)
@@ -137,6 +143,87 @@ def minimal_form(theta: Shallow | Network) -> MinimalForm:
     A = tuple(nr[1][:m] for nr in neurons)
     b = tuple(nr[1][m] for nr in neurons)
     return MinimalForm(Shallow(M, A, b, tuple(c), m), n_zero, tuple(steps))
+
+
+def _reduced(num: int, den: int) -> tuple[int, int]:
+    g = math.gcd(num, den)
+    return (num // g, den // g) if g != 1 else (num, den)
+
+
+def _minimal_form_by_rays(theta: Shallow) -> MinimalForm | None:
+    """:func:`minimal_form` for θ whose neurons all have m_i ≠ 0 and a_i ≠ 0, from integer rays; else None.
+
+    The same reductions and order as the general path: neurons with the same
+    primitive ray p of (a_i, b_i) merge (outputs Σ λ_i m_i, exactly as reduced
+    integer pairs), each representative is scaled by t = the first nonzero
+    |output|, and the neurons are sorted decreasingly by (w/t, t·p) with
+    integer keys; Fractions are built only for the result, from coprime pairs.
+    """
+    from reluid.analysis.shallow.function import neuron_rays
+
+    n, m, k = theta.n, theta.m, theta.k
+    R, W = neuron_rays(theta)
+    groups: dict[tuple, list] = {}
+    for i, (ray, w) in enumerate(zip(R, W)):
+        if ray is None or not any(num for num, _ in w) or not any(ray[0][:m]):
+            return None                 # zero rows, dead outputs, constant neurons: the general path
+        grp = groups.get(ray[0])
+        if grp is None:
+            groups[ray[0]] = [[i], [w]]
+        else:
+            grp[0].append(i)
+            grp[1].append(w)
+    steps, reps = [], []
+    for p, (members, ws) in groups.items():
+        if len(ws) == 1:
+            w = ws[0]
+        else:
+            w = []
+            for j in range(k):
+                den = math.lcm(*[x[j][1] for x in ws])
+                w.append(_reduced(sum(x[j][0] * (den // x[j][1]) for x in ws), den))
+            steps.append(("merge", tuple(members), tuple(coprime_fraction(*x) for x in w)))
+        t = next(((abs(num), den) for num, den in w if num), None)
+        if t is not None:
+            tn, td = t
+            reps.append((tuple([_reduced(num * td, den * tn) for num, den in w]), t, p))
+    T = 1
+    for _, (_, td), _ in reps:
+        T = T * td // math.gcd(T, td)
+    if T.bit_length() > 4096:
+        return None
+    if all(d == 1 for wn, _, _ in reps for _, d in wn):
+        def wkey(wn):
+            return tuple(num for num, _ in wn)
+    else:
+        def wkey(wn):
+            return tuple(coprime_fraction(num, den) for num, den in wn)
+    def order(rp):
+        f = rp[1][0] * (T // rp[1][1])
+        return wkey(rp[0]), tuple([f * x for x in rp[2]])
+
+    reps.sort(key=order, reverse=True)
+    zero = Fraction(0)
+    gcd = math.gcd
+    nums, dens = [], []
+    for _, (tn, td), p in reps:             # the rows t·p, reduced
+        for x in p:
+            v = tn * x
+            h = gcd(v, td)
+            nums.append(v // h)
+            dens.append(td // h)
+    flat = coprime_fractions(nums, dens)
+    w = m + 1
+    A = [tuple(flat[s:s + m]) for s in range(0, len(flat), w)]
+    B = flat[m::w]
+    M = [coprime_fractions([wn[j][0] for wn, _, _ in reps], [wn[j][1] for wn, _, _ in reps]) for j in range(k)]
+    n_zero = n - len(reps)
+    A += [(zero,) * m] * n_zero
+    B += [zero] * n_zero
+    for j in range(k):
+        M[j] += [zero] * n_zero
+    return MinimalForm(Shallow(tuple(tuple(r) for r in M), tuple(A), tuple(B), tuple(theta.c), m), n_zero,
+                       tuple(steps))
 
 
 def is_minimal(theta: Shallow | Network) -> bool:

@@ -11,12 +11,13 @@ canonical representative lists the normalised neurons in sorted order.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from fractions import Fraction
 
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
-from reluid.model.rational import gc_paused, primitive_ray
+from reluid.model.rational import coprime_fractions, gc_paused, primitive_ray
 from reluid.model.symmetry import GroupElement
 
 __all__ = ["canonical_form", "is_canonical", "same_orbit", "neuron_key", "orbit_keys"]
@@ -109,8 +110,13 @@ def is_canonical(theta: Shallow | Network) -> bool:
 
 
 @gc_paused()
-def same_orbit(theta1: Shallow | Network, theta2: Shallow | Network) -> GroupElement | None:
+def same_orbit(theta1: Shallow | Network, theta2: Shallow | Network, _rays=None) -> GroupElement | None:
     """g ∈ H_n with g·θ1 = θ2, or None when θ2 ∉ H_n·θ1 (O(n) with hashing).
+
+    Neurons are matched by their normalised form (p, s·m_i), (a_i, b_i) = s·p,
+    read off one integer pass (:func:`~.function.neuron_rays`; ``_rays`` may
+    pass both networks' rays when the caller has them); a network with a zero
+    row goes through the orbit keys of :func:`orbit_keys` instead.
 
     Examples
     --------
@@ -120,12 +126,37 @@ def same_orbit(theta1: Shallow | Network, theta2: Shallow | Network) -> GroupEle
     >>> g = same_orbit(t1, t2); g.act(t1) == t2
     True
     """
+    from reluid.analysis.shallow.function import neuron_rays
+
     t1 = theta1.shallow() if isinstance(theta1, Network) else theta1
     t2 = theta2.shallow() if isinstance(theta2, Network) else theta2
     if (t1.m, t1.k) != (t2.m, t2.k):
         raise InvalidArgument("networks of different input/output sizes")
     if t1.n != t2.n or t1.c != t2.c:
         return None
+    (R1, W1), (R2, W2) = _rays if _rays is not None else (neuron_rays(t1), neuron_rays(t2))
+    if None in R1 or None in R2:
+        return _same_orbit_keys(t1, t2)
+    slots: dict = {}
+    add = slots.setdefault
+    for j, (ray, w) in enumerate(zip(R2, W2)):
+        add((ray[0], w), []).append(j)
+    perm, nums, dens = [0] * t1.n, [0] * t1.n, [0] * t1.n
+    gcd = math.gcd
+    for i, (ray, w) in enumerate(zip(R1, W1)):
+        bucket = slots.get((ray[0], w))
+        if not bucket:
+            return None
+        j = bucket.pop()
+        _, g2, D2 = R2[j]
+        num, den = g2 * ray[2], D2 * ray[1]      # (a_j, b_j)/(a_i, b_i) = (g2/D2)/(g1/D1) > 0
+        h = gcd(num, den)
+        perm[i], nums[i], dens[i] = j, num // h, den // h
+    return GroupElement(tuple(perm), tuple(coprime_fractions(nums, dens)))
+
+
+def _same_orbit_keys(t1: Shallow, t2: Shallow) -> GroupElement | None:
+    """:func:`same_orbit` through the orbit keys (any neurons, zero rows included)."""
     slots = defaultdict(list)
     for j, (key, lam) in enumerate(orbit_keys(t2)):
         slots[key].append((j, lam))

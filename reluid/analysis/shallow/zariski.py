@@ -218,6 +218,11 @@ def _v4_count(n: int) -> int:
     return (3 ** n - 1) // 2
 
 
+def _count_text(n: int, count: int) -> str:
+    """The number (3ⁿ − 1)/2 as text; in that form when it has too many digits to print."""
+    return str(count) if n <= 60 else f"(3^{n} − 1)/2"
+
+
 # ---------------------------------------------------------------------------
 # conditions
 # ---------------------------------------------------------------------------
@@ -767,7 +772,7 @@ def _eval_v4(theta: Shallow, fam: Family, literal: bool, limit: int | None, samp
     full = n <= v4_max_n and (limit is None or limit >= per_output)
     if not full and limit is None:
         return out.freeze(
-            f"not enumerated: n = {n} > {v4_max_n} gives {per_output} conditions per output; "
+            f"not enumerated: n = {n} > {v4_max_n} gives {_count_text(n, per_output)} conditions per output; "
             "pass limit= to check the first ones")
     outputs = [None] if literal else [j if theta.k > 1 else None for j in range(theta.k)]
     for o in outputs:
@@ -784,7 +789,7 @@ def _eval_v4(theta: Shallow, fam: Family, literal: bool, limit: int | None, samp
             for beta in itertools.islice(iter_signs(n), limit):
                 _v4_record(beta, _beta_sum(beta, w, m), o, out, literal, theta.k)
                 out.checked += 1
-    note = "" if full else f"checked the first {limit} of {per_output} β per output"
+    note = "" if full else f"checked the first {limit} of {_count_text(n, per_output)} β per output"
     return out.freeze(note)
 
 

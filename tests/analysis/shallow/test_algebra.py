@@ -2,6 +2,7 @@
 
 import itertools
 import random
+from fractions import Fraction
 from fractions import Fraction as F
 
 import pytest
@@ -249,3 +250,80 @@ def test_stabilizer_complete_according_to_z3(seed):
     if st.components:
         wrong = list(range(t.n))
         assert stabilizer_escapes(t, wrong) is Outcome.FOUND
+
+
+# ---------------------------------------------------------------------------
+# the integer fast paths (rays shared by function data, orbits and minimal form) agree with the general ones
+# ---------------------------------------------------------------------------
+
+def _messy_theta(rng, m, n, k, degenerate):
+    vals = [1, -1, 2, -3, Fraction(1, 2), Fraction(-2, 3), Fraction(5, 4)] + ([0, 0] if degenerate else [])
+    M = [[rng.choice(vals) for _ in range(n)] for _ in range(k)]
+    A = [[rng.choice(vals) for _ in range(m)] for _ in range(n)]
+    b = [rng.choice(vals + [0]) for _ in range(n)]
+    for _ in range(rng.randint(0, 2)):           # proportional and opposite rows
+        if n >= 2:
+            i, j = rng.sample(range(n), 2)
+            s = rng.choice([2, Fraction(1, 3), -1, -2, Fraction(-1, 2)])
+            A[j] = [s * x for x in A[i]]
+            b[j] = s * b[i]
+            if rng.random() < 0.5 and s > 0:      # cancelling outputs
+                for t in range(k):
+                    M[t][j] = -Fraction(M[t][i]) / s
+    return Shallow.make(M, A, b, [rng.choice(vals) for _ in range(k)])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fast_paths_agree_with_the_general_ones(seed):
+    from reluid.analysis.shallow.function import _distinguishing_by_rays, _function_parts, neuron_rays
+    from reluid.analysis.shallow.minimal import _minimal_form_by_rays, _minimal_form_general
+    from reluid.analysis.shallow.orbit import _same_orbit_keys
+    from reluid.model.symmetry import GroupElement
+
+    rng = random.Random(seed)
+    fast_min = fast_dist = 0
+    for trial in range(300):
+        m, k, n = rng.randint(1, 3), rng.randint(1, 2), rng.randint(1, 7)
+        theta = _messy_theta(rng, m, n, k, degenerate=trial % 3 == 0)
+        fm = _minimal_form_by_rays(theta)
+        gm = _minimal_form_general(theta)
+        if fm is not None:
+            fast_min += 1
+            assert (fm.theta, fm.steps, fm.zero_factor_rank) == (gm.theta, gm.steps, gm.zero_factor_rank)
+        perm = list(range(n))
+        rng.shuffle(perm)
+        g = GroupElement(tuple(perm), tuple(Fraction(rng.randint(1, 5), rng.randint(1, 4)) for _ in range(n)))
+        t2 = g.act(theta)
+        h = same_orbit(theta, t2)
+        assert h == _same_orbit_keys(theta, t2) and h.act(theta) == t2
+        M2 = [list(r) for r in theta.M]
+        M2[rng.randrange(k)][rng.randrange(n)] += rng.choice([1, Fraction(1, 3)])
+        other = Shallow.make(M2, [list(r) for r in theta.A], list(theta.b), list(theta.c))
+        R1, R2 = neuron_rays(theta), neuron_rays(other)
+        p1, p2 = _function_parts(theta, R1), _function_parts(other, R2)
+        assert (p1 == p2) == (function_data(theta) == function_data(other))
+        if p1 != p2:
+            out = _distinguishing_by_rays(theta, other, R1[0], R2[0], p1[0], p2[0], seed=trial)
+            if out is not None:
+                fast_dist += 1
+                x, y1, y2 = out
+                assert y1 != y2 and theta(x) == y1 and other(x) == y2
+    assert fast_min > 100 and fast_dist > 100
+
+
+def test_large_networks_take_the_integer_path():
+    from reluid.analysis.shallow.function import FAST_DISTINGUISH_MIN_N
+
+    n = FAST_DISTINGUISH_MIN_N // 2 + 1
+    rng = random.Random(9)
+    A = [[Fraction(rng.randint(-99, 99), rng.choice([8, 16, 32])) or Fraction(1) for _ in range(3)] for _ in range(n)]
+    v = [Fraction(rng.choice([-3, -1, 1, 2]), rng.choice([4, 64])) for _ in range(n)]
+    theta = Shallow.make([v], A, [Fraction(rng.randint(-50, 50), 16) for _ in range(n)], [0])
+    w = list(v)
+    w[17] += Fraction(1, 2**30)
+    other = Shallow.make([w], A, list(theta.b), [0])
+    eq = equivalent(theta, other)
+    assert not eq.equal and theta(eq.input) == eq.outputs[0] and other(eq.input) == eq.outputs[1]
+    assert eq.outputs[0] != eq.outputs[1]
+    mf = minimal_form(theta)
+    assert equivalent(mf.theta, theta).equal

@@ -188,7 +188,7 @@ def test_each_method_is_sound_and_checked(method):
             assert res.flip_set in expected
         elif res.outcome == "none":
             assert not expected
-            assert res.evidence["method"] == method
+            assert res.evidence["method"] in ((method, "lattice-enum") if method == "lattice" else (method,))
             verify(theta, res)
         else:
             assert res.reason
@@ -237,10 +237,13 @@ def test_zero_width():
 
 def test_rank_certificate_float32_wide_output():
     theta = float_theta(m=20, n=64, k=5, seed=1)     # km = 100 ≥ n
-    res = find_flip_set(theta)
+    res = find_flip_set(theta, method="rank")
     assert (res.outcome, res.method) == ("none", "rank")
     assert len(res.evidence["rows"]) == 64
     verify(theta, res)
+    auto = find_flip_set(theta)                      # rank U = n implies separable: separation comes first
+    assert (auto.outcome, auto.method, auto.evidence["method"]) == ("none", "separation", "separation")
+    verify(theta, auto)
 
 
 def test_lattice_certificate_float32():
@@ -267,7 +270,7 @@ def test_enumerate_certificate_small_kernel_large_n():
     assert res.outcome == "none"
     verify(theta, res)
     auto = find_flip_set(theta)
-    assert auto.outcome == "none" and auto.method in ("lattice", "enumerate")
+    assert auto.outcome == "none" and auto.method in ("separation", "lattice", "enumerate")
     verify(theta, auto)
 
 
@@ -361,7 +364,7 @@ def test_z3_evidence_is_accepted_only_where_the_checker_re_decides_it():
 # ---------------------------------------------------------------------------
 
 def test_timeout_is_unknown_never_none():
-    theta = float_theta(m=3, n=70, k=1, seed=8)     # lattice bound fails, n > 44
+    theta = float_theta(m=2, n=90, k=1, seed=8)     # not separable, GS bound fails, enumeration too long, n > 44
     res = find_flip_set(theta, timeout=0.5)
     assert res.outcome == "unknown" and res.flip_set is None
     assert "timeout" in res.reason or "unknown" in res.reason
@@ -371,9 +374,12 @@ def test_timeout_is_unknown_never_none():
 
 def test_forced_method_that_does_not_apply_is_unknown():
     theta = float_theta(m=2, n=50, k=1, seed=9)
-    for method in ("rank", "enumerate", "mitm", "lattice"):
+    for method in ("separation", "rank", "enumerate", "mitm"):
         res = find_flip_set(theta, method=method)
         assert res.outcome == "unknown" and res.reason
+    wide = float_theta(m=1, n=LATTICE_MAX_N + 1, k=1, seed=9)
+    res = find_flip_set(wide, method="lattice")
+    assert res.outcome == "unknown" and f"> {LATTICE_MAX_N}" in res.reason
 
 
 def test_progress_bar_runs():
@@ -388,7 +394,7 @@ def test_progress_bar_runs():
 @pytest.fixture(scope="module")
 def rank_case():
     theta = float_theta(m=6, n=12, k=3, seed=12)
-    res = find_flip_set(theta)
+    res = find_flip_set(theta, method="rank")
     assert res.method == "rank"
     return theta, thawed(res)
 
@@ -519,9 +525,12 @@ def test_every_emitted_certificate_survives_json(rank_case, lattice_case):
 @pytest.mark.slow
 def test_rank_784_512_10():
     theta = float_theta(m=784, n=512, k=10, seed=0)
-    res = find_flip_set(theta)
+    res = find_flip_set(theta, method="rank")
     assert (res.outcome, res.method) == ("none", "rank")
     verify(theta, res)
+    auto = find_flip_set(theta)
+    assert (auto.outcome, auto.method) == ("none", "separation")
+    verify(theta, auto)
 
 
 @pytest.mark.slow
@@ -535,9 +544,12 @@ def test_lattice_m10_n100():
 @pytest.mark.slow
 def test_mitm_n44():
     theta = float_theta(m=2, n=MITM_MAX_N, k=1, seed=0)
-    res = find_flip_set(theta)
+    res = find_flip_set(theta, method="mitm")
     assert (res.outcome, res.method) == ("none", "mitm")
     verify(theta, res)
+    auto = find_flip_set(theta)                       # the lattice enumeration decides it far sooner
+    assert (auto.outcome, auto.evidence["method"]) == ("none", "lattice-enum")
+    verify(theta, auto)
 
 
 def test_limits_are_consistent_with_the_checker():

@@ -15,13 +15,22 @@ Deciding whether a flip set exists is NP-complete (zero subset sum), so
 :func:`find_flip_set` tries certificates that are cheap when the answer is
 easy, in this order (docs/mathematics.md §3):
 
+``separation``
+    an integer k × m matrix Y with m_iᵀ Y a_i > 0 for every i (Gordan): a
+    flip set would pair with Y to a sum of positive numbers.  Random networks
+    are separable up to n ≈ 2km (Wendel); it subsumes rank.  When Y separates
+    all but a few neurons, ``separation-split`` adds a certificate for the
+    subnetwork on the neurons every flip set must lie in.
 ``rank``
     u_1, …, u_n independent: a prime p and n rows of U with an n × n minor
     that is nonzero mod p.
 ``lattice``
-    an LLL-reduced basis B of L = ker U ∩ Zⁿ with min ‖b*_i‖² > n; then L has
-    no nonzero vector of squared length ≤ n, so no x ∈ {0, ±1}ⁿ∖0 with U x = 0
-    (this is also Proposition 24's condition for the joint matrix).
+    an LLL- (and BKZ-) reduced basis B of L = ker U ∩ Zⁿ with min ‖b*_i‖² > n;
+    then L has no nonzero vector of squared length ≤ n, so no x ∈ {0, ±1}ⁿ∖0
+    with U x = 0 (this is also Proposition 24's condition for the joint
+    matrix).  Otherwise ``lattice-enum``: every 0/1 vector of L lies in the
+    ball around the projection of ½·1 onto ker U of squared radius
+    n/4 − dist²(½·1, ker U); its lattice points are enumerated exactly.
 ``enumerate``
     a prime p and rows S of U whose kernel mod p has small dimension r: every
     flip set x satisfies U_S x ≡ 0 (mod p), so it is determined by its r free
@@ -32,8 +41,8 @@ easy, in this order (docs/mathematics.md §3):
 ``z3``
     a pseudo-Boolean query; an ``unsat`` rests on the solver.
 
-One module per method (:mod:`.rank`, :mod:`.lattice`, :mod:`.enumeration`,
-:mod:`.mitm`, :mod:`.solver`) behind :func:`find_flip_set`.  Every certificate
+One module per method (:mod:`.separation`, :mod:`.rank`, :mod:`.lattice`,
+:mod:`.enumeration`, :mod:`.mitm`, :mod:`.solver`) behind :func:`find_flip_set`.  Every certificate
 is re-verified by :mod:`reluid.checker.flipsets`, which shares no code with
 this package.
 
@@ -57,13 +66,14 @@ import numpy as np
 
 from reluid.analysis.progress import report as _report
 from reluid.analysis.shallow.flipsets._problem import (ENUMERATE_MAX_FREE, LATTICE_MAX_N, MITM_MAX_N, Clock,
-                                                      Problem, Progress, SearchTimeout,
+                                                      MethodResult, Problem, Progress, SearchTimeout,
                                                       check_limit, check_subset, check_theta, check_timeout,
                                                       gave_up, none)
 from reluid.analysis.shallow.flipsets.enumeration import enumerate_kernel, kernel_candidates
 from reluid.analysis.shallow.flipsets.lattice import lattice
 from reluid.analysis.shallow.flipsets.mitm import mitm, mitm_hits
 from reluid.analysis.shallow.flipsets.rank import profile, rank_random, screen
+from reluid.analysis.shallow.flipsets.separation import separation
 from reluid.analysis.shallow.flipsets.solver import solve
 from reluid.errors import InvalidArgument
 from reluid.model.jsondata import freeze
@@ -86,7 +96,7 @@ __all__ = [
     "FlipSetEnumeration",
 ]
 
-METHODS = ("auto", "rank", "lattice", "enumerate", "mitm", "z3")
+METHODS = ("auto", "separation", "rank", "lattice", "enumerate", "mitm", "z3")
 """The values of ``method=`` accepted by :func:`find_flip_set`."""
 
 REFERENCE = "Ramakrishnan 2026, Proposition 24 and Theorem 5; docs/mathematics.md §2-3 (flip sets)"
@@ -255,10 +265,11 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
         Seconds.  On expiry the answer is ``"unknown"`` naming the method that
         gave up and the size left; a single flint call (a determinant, an LLL
         reduction) is not interrupted.
-    method : {"auto", "rank", "lattice", "enumerate", "mitm", "z3"}, keyword-only
-        ``"auto"`` looks for small witnesses, then tries rank, lattice,
-        enumerate, mitm and finally z3 (docs/mathematics.md §3).  A named method runs
-        alone (after the rank profile it needs).
+    method : {"auto", "separation", "rank", "lattice", "enumerate", "mitm", "z3"}, keyword-only
+        ``"auto"`` looks for small witnesses, then tries separation, rank,
+        lattice (with its enumeration), enumerate, mitm and finally z3
+        (docs/mathematics.md §3).  A named method runs alone (after the rank
+        profile it needs).
     progress : bool, keyword-only
         Show a rich progress bar for long steps (when rich is installed).
     seed : int, keyword-only
@@ -287,6 +298,12 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
     :mod:`reluid.checker.flipsets`; row ``j*m + l`` of U is output j, input
     coordinate l:
 
+    * ``{"method": "separation", "y"}``: Y (k lists of m integers) with
+      m_iᵀ Y a_i > 0 for every neuron i.
+    * ``{"method": "separation-split", "y", "rest", "sub"}``: every neuron
+      with D·m_iᵀ Y a_i at most the total negative score is in ``rest``, and
+      ``sub`` is a rank, lattice, lattice-enum, enumerate or mitm certificate
+      for the subnetwork on ``rest`` (in that order).
     * ``{"method": "rank", "p", "rows"}``: n distinct rows whose n × n minor
       is nonzero mod the prime p.
     * ``{"method": "lattice", "p", "basis", "inverse", "rank_rows",
@@ -296,6 +313,10 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
       (n − r each) is nonzero mod p, so rank U = n − r and B is a basis of
       ker U ∩ Zⁿ; and min ‖b*_i‖² > n (Gram–Schmidt), so ker U has no nonzero
       vector of squared length ≤ n, in particular no 0/1 (nor 0/±1) vector.
+    * ``{"method": "lattice-enum", "p", "basis", "inverse", "rank_rows",
+      "rank_cols", "nodes"}``: the lattice fields without the Gram–Schmidt
+      bound; the checker enumerates the ball around the projection of ½·1
+      exactly, within ``nodes`` nodes, and finds no 0/1 kernel vector.
     * ``{"method": "enumerate", "p", "rows"}``: the kernel of the listed rows
       of U mod p has dimension r ≤ 22; the checker enumerates its 2^r
       candidate 0/1 points and checks that none is a flip set.
@@ -316,7 +337,7 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
     >>> theta = Shallow.make([1, 1], [[1], [1]], [0, 1], [0])   # σ(x) + σ(x + 1)
     >>> r = find_flip_set(theta)
     >>> r.outcome.value, r.method
-    ('none', 'enumerate')
+    ('none', 'separation')
     >>> theta = Shallow.make([2, -1], [[1], [2]], [0, 1], [0])
     >>> sorted(find_flip_set(theta).flip_set)
     [0, 1]
@@ -364,35 +385,40 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
         if n == 0:
             return FlipSetResult(Outcome.NONE, None, {"method": "rank", "p": prob.prime(), "rows": []}, "rank",
                                  stats=(("rank", 0.0, "none"),))
-        if method == "auto":
+        if method in ("auto", "sub"):
             out = run("screen", lambda: screen(prob, clock))
             if out.outcome is Outcome.FOUND:
                 return finish("screen", out)
-        if method in ("auto", "rank") and prob.km >= n:
+        if method in ("auto", "separation"):
+            out = run("separation", lambda: separation(prob, clock, seed,
+                                                      split=lambda rest: _split_rest(prob, rest, clock, seed)))
+            if out.outcome is not Outcome.UNKNOWN:
+                return finish("separation", out)
+        if method in ("auto", "sub", "rank") and prob.km >= n:
             out = run("rank", lambda: rank_random(prob, clock))
             if out.outcome is not Outcome.UNKNOWN:
                 return finish("rank", out)
         prof = None
-        if method in ("auto", "rank", "lattice", "enumerate") or (method == "z3" and prob.km > 2 * n):
+        if method in ("auto", "sub", "rank", "lattice", "enumerate") or (method == "z3" and prob.km > 2 * n):
             t0 = time.perf_counter()
             prof = profile(prob, clock)
             r = n - len(prof.rows)
             stats.append(("rank profile", time.perf_counter() - t0, f"kernel dimension {r} mod {prof.p}"))
-            if r == 0 and method in ("auto", "rank"):
+            if r == 0 and method in ("auto", "sub", "rank"):
                 return finish("rank", none({"method": "rank", "p": prof.p, "rows": list(prof.rows)}))
             if method == "rank":
                 reasons.append(f"rank: U has rank {n - r} < n = {n} mod {prof.p}")
-        if method in ("auto", "lattice") and n <= LATTICE_MAX_N:
+        if method in ("auto", "sub", "lattice") and n <= LATTICE_MAX_N:
             out = run("lattice", lambda: lattice(prob, prof, clock))
             if out.outcome is not Outcome.UNKNOWN:
                 return finish("lattice", out)
         elif method == "lattice":
             reasons.append(f"lattice: n = {n} > {LATTICE_MAX_N}")
-        if method in ("auto", "enumerate"):
+        if method in ("auto", "sub", "enumerate"):
             out = run("enumerate", lambda: enumerate_kernel(prob, prof, clock, bar))
             if out.outcome is not Outcome.UNKNOWN:
                 return finish("enumerate", out)
-        if method in ("auto", "mitm"):
+        if method in ("auto", "sub", "mitm"):
             out = run("mitm", lambda: mitm(prob, clock, bar))
             if out.outcome is not Outcome.UNKNOWN:
                 return finish("mitm", out)
@@ -406,6 +432,16 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
                              reason=f"timeout in {t.method} ({t.detail})", stats=tuple(stats))
     return FlipSetResult(Outcome.UNKNOWN, method="none", solver=solver_info,
                          reason="; ".join(reasons) or "no method applies", stats=tuple(stats))
+
+
+def _split_rest(prob: Problem, rest: list[int], clock: Clock, seed: int) -> MethodResult:
+    """A certificate for the subnetwork on the neurons ``rest`` (every method but separation and z3)."""
+    t = prob.theta
+    sub = Shallow(tuple(tuple(row[i] for i in rest) for row in t.M), tuple(t.A[i] for i in rest),
+                  tuple(t.b[i] for i in rest), t.c, t.m)
+    res = _search(Problem(sub, seed), "sub", clock, Progress(False), seed, "pb")
+    return MethodResult(res.outcome, dict(res.evidence) if res.outcome is Outcome.NONE else None, res.flip_set,
+                        res.reason)
 
 
 @dataclass(frozen=True, slots=True)

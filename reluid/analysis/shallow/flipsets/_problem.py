@@ -12,17 +12,19 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from flint import fmpz
 
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
+from reluid.model.rational import FAST_FRACTIONS, gc_paused
 from reluid.verdicts import Outcome
 
 __all__ = ["Problem", "Clock", "Progress", "MethodResult", "SearchTimeout", "BadPrime", "found", "none",
            "gave_up", "check_theta", "check_timeout", "check_limit", "check_subset", "PRIME", "HASH_PRIME",
-           "CHUNK", "ENUMERATE_MAX_FREE", "MITM_MAX_N", "LATTICE_MAX_N"]
+           "CHUNK", "ENUMERATE_MAX_FREE", "MITM_MAX_N", "LATTICE_MAX_N", "LATTICE_ENUM_MAX_NODES"]
 
 ENUMERATE_MAX_FREE = 20
 """Largest kernel dimension r for which ``enumerate`` certificates are made (2^r candidates)."""
@@ -33,7 +35,11 @@ MITM_MAX_N = 44
 LATTICE_MAX_N = 300
 """Largest width n for which the lattice (LLL) method is attempted."""
 
+LATTICE_ENUM_MAX_NODES = 10_000_000
+"""Most enumeration nodes a ``lattice-enum`` certificate may need (the checker allows up to 2^25)."""
+
 PRIME = 2**31 - 1          # products of two residues fit in int64
+SMALL_PRIME = 2**20 - 3    # the largest prime below 2^20: the rank minor's det by exact float64 BLAS
 HASH_PRIME = 2**61 - 1     # sums of two residues fit in int64
 CHUNK = 1 << 16
 
@@ -140,8 +146,11 @@ class Problem:
         self.km = self.k * self.m
         self.rng = np.random.default_rng(seed)
         self._ints = None
+        self._rowints = None
+        self._floats = None
         self._res: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._p = None
+        self._small_p = None
 
     # exact integers: D·U = (DM·M) ⊙ (DA·A)
     def integers(self):
@@ -153,6 +162,34 @@ class Problem:
             Ai = [[x.numerator * (da // x.denominator) for x in row] for row in t.A]
             self._ints = (Mi, Ai, dm * da)
         return self._ints
+
+    def row_integers(self):
+        """(Ar, Mr, da, dm): a_i and m_i each scaled to integers by its own positive factor.
+
+        ``Ar[i] = da[i]·a_i`` and ``Mr[i] = dm[i]·m_i`` (n lists of m, resp. k,
+        integers), da[i] and dm[i] the lcm of the denominators of the row a_i,
+        resp. the column m_i.  Positive scalings of single columns keep every
+        sign of yᵀu_i (separation) but not the 0/1 relations; multiply by
+        (DA/da[i])·(DM/dm[i]) to reach the common scale of :meth:`integers`.
+        """
+        if self._rowints is None:
+            with gc_paused():
+                Ar, da = integer_rows(self.theta.A)
+                Mr, dm = integer_rows(list(zip(*self.theta.M)) if self.k else [()] * self.n)
+            self._rowints = (Ar, Mr, da, dm)
+        return self._rowints
+
+    def floats(self):
+        """(A, M) as float64 arrays (n × m and k × n), each row of A and column of M scaled by a power of two.
+
+        For searching only (separation): the scalings are positive, so signs
+        of yᵀu_i are those of θ; entries that float64 cannot hold are rounded.
+        """
+        if self._floats is None:
+            A = float_rows(self.theta.A, self.m)
+            M = float_rows(list(zip(*self.theta.M)) if self.k else [()] * self.n, self.k).T.copy()
+            self._floats = (A, M)
+        return self._floats
 
     def int_rows(self, rows) -> list[list[int]]:
         Mi, Ai, _ = self.integers()
@@ -193,6 +230,18 @@ class Problem:
                 break
         return self._p
 
+    def small_prime(self) -> int:
+        """The largest prime below 2^20 that divides no denominator (the rank certificate's modulus)."""
+        if self._small_p is None:
+            for p in _primes_from(SMALL_PRIME):
+                try:
+                    self.residues(p)
+                except BadPrime:
+                    continue
+                self._small_p = p
+                break
+        return self._small_p
+
     def mod_rows(self, rows, p: int) -> np.ndarray:
         Mp, Ap = self.residues(p)
         rows = np.asarray(rows, dtype=np.int64)
@@ -210,13 +259,58 @@ class Problem:
         return sorted(out)
 
 
+def integer_rows(rows) -> tuple[list[list[int]], list[int]]:
+    """Each row of Fractions times the lcm of its denominators: (integer rows, the lcms)."""
+    out, lcms = [], []
+    lcm = math.lcm
+    for row in rows:
+        if FAST_FRACTIONS:
+            dens = {x._denominator for x in row}
+            d = lcm(*dens)
+            if len(dens) == 1:
+                out.append([x._numerator for x in row])
+            else:
+                q = {e: d // e for e in dens}
+                out.append([x._numerator * q[x._denominator] for x in row])
+        else:  # pragma: no cover - depends on the Python implementation
+            dens = {x.denominator for x in row}
+            d = lcm(*dens)
+            q = {e: d // e for e in dens}
+            out.append([x.numerator * q[x.denominator] for x in row])
+        lcms.append(d)
+    return out, lcms
+
+
+def float_rows(rows, width: int) -> np.ndarray:
+    """float64 rows, each scaled by a power of two when its entries would overflow or vanish."""
+    out = np.zeros((len(rows), width), dtype=np.float64)
+    for i, row in enumerate(rows):
+        try:
+            vals = [x._numerator / x._denominator for x in row] if FAST_FRACTIONS else list(map(float, row))
+        except OverflowError:
+            vals = None
+        if vals is not None and (not vals or max(map(abs, vals)) > 1e-280 or not any(row)):
+            out[i] = vals
+            continue
+        e = max(x.numerator.bit_length() - x.denominator.bit_length() for x in row if x)
+        out[i] = [float(x * Fraction(2) ** -e) for x in row]
+    return out
+
+
 def _residue_array(matrix, ncols: int, p: int) -> np.ndarray:
-    dens = {x.denominator for row in matrix for x in row}
-    if any(d % p == 0 for d in dens):
-        raise BadPrime(p)
-    inv = {d: pow(d, -1, p) for d in dens}
-    flat = [x.numerator * inv[x.denominator] % p for row in matrix for x in row]
-    return np.array(flat, dtype=np.int64).reshape(len(matrix), ncols)
+    with gc_paused():
+        if FAST_FRACTIONS:
+            dens = {x._denominator for row in matrix for x in row}
+        else:  # pragma: no cover - depends on the Python implementation
+            dens = {x.denominator for row in matrix for x in row}
+        if any(d % p == 0 for d in dens):
+            raise BadPrime(p)
+        inv = {d: pow(d, -1, p) for d in dens}
+        if FAST_FRACTIONS:
+            flat = [x._numerator * inv[x._denominator] % p for row in matrix for x in row]
+        else:  # pragma: no cover
+            flat = [x.numerator * inv[x.denominator] % p for row in matrix for x in row]
+        return np.array(flat, dtype=np.int64).reshape(len(matrix), ncols)
 
 
 # ---------------------------------------------------------------------------

@@ -1,16 +1,31 @@
-"""The lattice certificate (docs/mathematics.md §3).
+"""The lattice certificates (docs/mathematics.md §3).
 
 Clear denominators so U is an integer matrix and let L = ker U ∩ Zⁿ.  A flip
-set is a nonzero vector of L with ‖x‖² ≤ n; for any basis b_1 … b_r of L,
-λ₁(L) ≥ min_i ‖b*_i‖ (Gram–Schmidt), so min ‖b*_i‖² > n certifies that there
-is none.  LLL (python-flint ``fmpz_mat.lll``) on the kernel lattice finds such
-bases easily for float weights.  Certificate: ``{"method": "lattice", "p",
-"basis", "inverse", "rank_rows", "rank_cols"}``.
+set is a 0/1 vector of L.  Two certificates rest on a basis of L (LLL by
+python-flint ``fmpz_mat.lll`` of the kernel embedding, then BKZ-20 by fpylll
+when it is installed, ``pip install reluid[lattice]``):
+
+``lattice``
+    min ‖b*_i‖² > n (Gram–Schmidt): λ₁(L) ≥ min_i ‖b*_i‖, so no nonzero
+    vector of L has squared length ≤ n, in particular no flip set.
+``lattice-enum``
+    every 0/1 vector x has ‖x − ½·1‖² = n/4, so with t the orthogonal
+    projection of ½·1 onto V = span L every 0/1 vector of L lies in the ball
+    ‖x − t‖² ≤ R² = n/4 − dist²(½·1, V).  The lattice points of that ball are
+    enumerated (Schnorr–Euchner) with integer lower bounds from the exact
+    Gram–Schmidt data, so no point is ever pruned; none of them is a flip set.
+    The checker re-runs the enumeration within the recorded node budget.
+
+Certificates: ``{"method": "lattice", "p", "basis", "inverse", "rank_rows",
+"rank_cols"}`` and the same with ``"method": "lattice-enum"`` and ``"nodes"``.
 
 References
 ----------
 H. Cohen, "A course in computational algebraic number theory", 1993:
 Algorithm 2.7.2 (integral kernel by LLL), Section 2.6.1 (Gram–Schmidt bound).
+C. P. Schnorr, M. Euchner, "Lattice basis reduction: improved practical
+algorithms and solving subset sum problems", Math. Programming 66 (1994):
+BKZ, the zigzag enumeration and the ½-shift for 0/1 vectors.
 """
 
 from __future__ import annotations
@@ -20,11 +35,14 @@ import math
 import numpy as np
 from flint import fmpz_mat
 
-from reluid.analysis.shallow.flipsets._problem import (LATTICE_MAX_N, Clock, MethodResult, Problem, found,
-                                                      gave_up, none)
+from reluid.analysis.shallow.flipsets._problem import (LATTICE_ENUM_MAX_NODES, LATTICE_MAX_N, Clock, MethodResult,
+                                                      Problem, found, gave_up, none)
 from reluid.analysis.shallow.flipsets.rank import Profile
 
-__all__ = ["lattice"]
+__all__ = ["lattice", "bkz", "enumeration_setup", "enumerate_ball", "have_fpylll", "BKZ_BLOCK"]
+
+BKZ_BLOCK = 20
+"""Block size of the BKZ reduction applied after LLL when fpylll is installed."""
 
 def _leading_minors(G: list[list[int]]) -> list[int]:
     """d_1, …, d_r: leading principal minors of a positive definite integer matrix (Bareiss)."""
@@ -112,16 +130,230 @@ def _kernel_ok(prob: Problem, B: list[list[int]]) -> bool:
     return True
 
 
-def lattice(prob: Problem, prof: Profile, clock: Clock) -> MethodResult:
+def have_fpylll() -> bool:
+    """Whether the optional BKZ implementation (fpylll) is importable."""
+    try:
+        import fpylll  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def bkz(B: list[list[int]], C: list[list[int]], block: int = BKZ_BLOCK, tours: int = 8):
+    """(B', C'): fpylll BKZ-``block`` of the basis B (rows) and the inverse C' with B' C' = I.
+
+    fpylll reduces with floating-point Gram–Schmidt data but changes the
+    integer basis only by unimodular row operations, so B' spans the same
+    lattice; that is checked here (W = B' C is an integer matrix with integral
+    inverse, and C' = C W⁻¹) and again by the checker (B' C' = I).
+    """
+    from fpylll import BKZ, LLL, IntegerMatrix
+
+    Mz = IntegerMatrix.from_matrix(B)
+    LLL.reduction(Mz)
+    BKZ.reduction(Mz, BKZ.Param(block_size=min(block, len(B)), max_loops=tours,
+                                flags=BKZ.AUTO_ABORT | BKZ.MAX_LOOPS))
+    B2 = [[int(Mz[i, c]) for c in range(Mz.ncols)] for i in range(Mz.nrows)]
+    W = fmpz_mat(B2) * fmpz_mat(C)
+    Wi = W.inv()
+    r = len(B)
+    if any(Wi[i, j].q != 1 for i in range(r) for j in range(r)):
+        raise ArithmeticError("BKZ changed the lattice")
+    C2 = fmpz_mat(C) * fmpz_mat([[int(Wi[i, j].p) for j in range(r)] for i in range(r)])
+    return B2, [[int(C2[i, j]) for j in range(r)] for i in range(C2.nrows())]
+
+
+# ---------------------------------------------------------------------------
+# the exact enumeration
+# ---------------------------------------------------------------------------
+
+SCALE_BITS = 48
+
+
+LATTICE_ENUM_MAX_LEAVES = 1 << 16
+"""Most lattice points in the ball a ``lattice-enum`` certificate may have (the checker's limit too)."""
+
+
+class NodeLimit(Exception):
+    """The enumeration needs more nodes (or meets more lattice points) than allowed."""
+
+
+def _bareiss(G: list[list[int]], last_may_vanish: bool = False):
+    """(d, lam): d[0] = 1, d[t+1] the leading (t+1)-minor of G; lam[i][j] = d[j]·⟨b_i, b*_j⟩ (i > j).
+
+    Fraction-free elimination: μ_ij = lam[i][j] / d[j+1] and ‖b*_j‖² = d[j+1] / d[j].
+    With ``last_may_vanish`` the last pivot may be 0 (the appended vector lies in the span).
+    """
+    r = len(G)
+    a = [row[:] for row in G]
+    d, prev = [1], 1
+    for t in range(r):
+        piv = a[t][t]
+        if piv <= 0:
+            if last_may_vanish and t == r - 1 and piv == 0:
+                d.append(0)
+                break
+            raise ArithmeticError("Gram matrix is not positive definite")
+        d.append(piv)
+        at = a[t]
+        for i in range(t + 1, r):
+            ai = a[i]
+            ait = ai[t]
+            for j in range(t + 1, r):
+                ai[j] = (piv * ai[j] - ait * at[j]) // prev
+        prev = piv
+    return d, [[a[i][j] for j in range(i)] for i in range(r)]
+
+
+def enumeration_setup(B: list[list[int]]):
+    """Integer data of the ball ‖x − t‖² ≤ R² around t = proj_V(½·1), scaled by S = 2^48 (floors).
+
+    Returns (q, mu, tau, rhs): q_j = ⌊‖b*_j‖² S⌋, mu[i][j] = ⌊μ_ij S⌋,
+    tau_j = ⌊τ_j S⌋ with τ_j the Gram–Schmidt coordinate of t, and
+    rhs = ⌊R² S³⌋, R² = (n − dist²(1, V))/4.
+    """
+    r, n = len(B), len(B[0])
+    S = 1 << SCALE_BITS
+    Bz = fmpz_mat(B)
+    G = Bz * Bz.transpose()
+    w = [sum(b) for b in B]                                   # ⟨b_i, 1⟩
+    Ga = [[int(G[i, j]) for j in range(r)] + [w[i]] for i in range(r)] + [w + [n]]
+    d, lam = _bareiss(Ga, last_may_vanish=True)               # the last row is the vector 1
+    q = [(d[j + 1] * S) // d[j] for j in range(r)]
+    mu = [[(lam[i][j] * S) // d[j + 1] for j in range(i)] for i in range(r)]
+    tau = [(lam[r][j] * S) // (2 * d[j + 1]) for j in range(r)]
+    rhs = ((n * d[r] - d[r + 1]) * S**3) // (4 * d[r])
+    return q, mu, tau, rhs
+
+
+def enumerate_ball(B: list[list[int]], on_leaf, node_limit: int, clock: Clock) -> int:
+    """Visit every c ∈ Z^r with ‖cB − t‖² ≤ R² (see :func:`enumeration_setup`); returns the node count.
+
+    A node is a value c_j accepted at level j with c_{j+1}, …, c_{r−1} fixed.
+    Its bound is Σ_{i≥j} q_i · max(0, |c_i S − C_i| − E_i)², where
+    C_i = tau_i − Σ_{t>i} mu[t][i] c_t is the fixed-point centre and
+    E_i = 1 + Σ_{t>i} |c_t| bounds its error (every floor is off by less than
+    1).  Each term is at most S³ times the true term (c_i − centre_i)² ‖b*_i‖²,
+    so a node is pruned (bound > rhs) only when no point of the ball lies
+    below it; on each side of the centre the bound grows with the distance, so
+    each side stops at its first failure.  ``on_leaf(c)`` gets every full c
+    that passes.
+    """
+    q, mu, tau, rhs = enumeration_setup(B)
+    r = len(B)
+    S = 1 << SCALE_BITS
+    half = S // 2
+    c = [0] * r
+    rho = [0] * (r + 1)
+    E = [1] * (r + 1)
+    absum = [0] * (r + 1)
+    centre = [0] * r
+    up = [0] * r
+    down = [0] * r
+    phase = [0] * r
+    nodes = 0
+
+    def start(j):
+        s = tau[j]
+        for i in range(j + 1, r):
+            if c[i]:
+                s -= mu[i][j] * c[i]
+        centre[j] = s
+        E[j] = 1 + absum[j + 1]
+        c0 = (s + half) // S
+        up[j], down[j], phase[j] = c0, c0 - 1, 0
+
+    def bound(j, v):
+        e = abs(v * S - centre[j]) - E[j]
+        return rho[j + 1] + (q[j] * e * e if e > 0 else 0)
+
+    j = r - 1
+    start(j)
+    while True:
+        v = b = None
+        if phase[j] == 0:
+            b = bound(j, up[j])
+            if b <= rhs:
+                v = up[j]
+                up[j] += 1
+            else:
+                phase[j] = 1
+        if v is None and phase[j] == 1:
+            b = bound(j, down[j])
+            if b <= rhs:
+                v = down[j]
+                down[j] -= 1
+            else:
+                phase[j] = 2
+        if v is None:
+            j += 1
+            if j == r:
+                return nodes
+            continue
+        nodes += 1
+        if nodes > node_limit:
+            raise NodeLimit(node_limit)
+        if not nodes & 0x3FFF:
+            clock.check("lattice-enum", lambda: f"{nodes} enumeration nodes in dimension {r}")
+        c[j] = v
+        rho[j] = b
+        absum[j] = absum[j + 1] + abs(v)
+        if j == 0:
+            on_leaf(c)
+            continue
+        j -= 1
+        start(j)
+
+
+def _enumerate_certificate(prob: Problem, prof: Profile, B, C, clock: Clock, node_limit: int) -> MethodResult:
+    n = prob.n
+    hits = []
+
+    leaves = [0]
+
+    def leaf(cvec):
+        leaves[0] += 1
+        if leaves[0] > LATTICE_ENUM_MAX_LEAVES:
+            raise NodeLimit(node_limit)
+        x = [0] * n
+        for ci, b in zip(cvec, B):
+            if ci:
+                for t, bt in enumerate(b):
+                    if bt:
+                        x[t] += ci * bt
+        if any(x) and (all(v in (0, 1) for v in x) or all(v in (0, -1) for v in x)):
+            hits.append(frozenset(i for i, v in enumerate(x) if v))
+
+    try:
+        nodes = enumerate_ball(B, leaf, node_limit, clock)
+    except NodeLimit:
+        return gave_up(f"Gram–Schmidt bound fails and the enumeration needs more than {node_limit} nodes or "
+                       f"meets more than {LATTICE_ENUM_MAX_LEAVES} lattice points (dimension {len(B)})")
+    for F in hits:
+        if prob.is_flip(F):
+            return found(F)
+    if hits:
+        raise ArithmeticError("an enumerated 0/1 kernel vector is not a flip set")
+    return none({"method": "lattice-enum", "p": prof.p, "basis": B, "inverse": C,
+                 "rank_rows": list(prof.rows), "rank_cols": list(prof.pivots), "nodes": nodes})
+
+
+def lattice(prob: Problem, prof: Profile, clock: Clock, node_limit: int = LATTICE_ENUM_MAX_NODES,
+            reduce: bool | None = None) -> MethodResult:
+    """The ``lattice`` certificate, else (``node_limit`` > 0) the ``lattice-enum`` one.
+
+    ``reduce``: BKZ after LLL (default: when fpylll is installed).
+    """
     n = prob.n
     r = n - len(prof.rows)
     if n > LATTICE_MAX_N:
         return gave_up(f"n = {n} > {LATTICE_MAX_N}: LLL not attempted")
     if r == 0:
         return gave_up("U has full column rank (the rank method applies)")
-    if _lattice_hopeless(prob.int_rows(prof.rows), n, r):
+    hopeless = _lattice_hopeless(prob.int_rows(prof.rows), n, r)
+    if hopeless and node_limit <= 0:
         return gave_up(f"det(ker U ∩ Z^n)^(1/{r}) < √n = {math.sqrt(n):.3g}: "
-                                       "no basis can meet the Gram–Schmidt bound")
+                       "no basis can meet the Gram–Schmidt bound")
     B, T = _kernel_lattice(prob, prof, clock)
     if not _kernel_ok(prob, B):
         return gave_up("the kernel of the sampled rows is larger than ker U")
@@ -130,17 +362,25 @@ def lattice(prob: Problem, prof: Profile, clock: Clock) -> MethodResult:
             F = frozenset(i for i, x in enumerate(b) if x)
             if prob.is_flip(F):
                 return found(F)
-    Bf = np.array(B, dtype=np.float64)
-    approx = np.abs(np.diag(np.linalg.qr(Bf.T, mode="r"))) ** 2
-    if approx.min() < 0.9 * n:
-        return gave_up(f"Gram–Schmidt bound fails: min ‖b*_i‖² ≈ {approx.min():.3g} ≤ n = {n}")
-    G = fmpz_mat(B) * fmpz_mat(B).transpose()
-    d = _leading_minors([[int(G[i, j]) for j in range(r)] for i in range(r)])
-    prev = 1
-    for di in d:
-        if di <= n * prev:
-            return gave_up(f"Gram–Schmidt bound fails: min ‖b*_i‖² ≤ n = {n}")
-        prev = di
     C = _integral_inverse_columns(T, r)
-    return none({"method": "lattice", "p": prof.p, "basis": B, "inverse": C,
+    if (have_fpylll() if reduce is None else reduce) and r > 2:
+        clock.check("lattice", f"BKZ-{BKZ_BLOCK} in dimension {r}")
+        B, C = bkz(B, C)
+    if not hopeless:
+        Bf = np.array(B, dtype=np.float64)
+        approx = np.abs(np.diag(np.linalg.qr(Bf.T, mode="r"))) ** 2
+        if approx.min() >= 0.9 * n:
+            G = fmpz_mat(B) * fmpz_mat(B).transpose()
+            d = _leading_minors([[int(G[i, j]) for j in range(r)] for i in range(r)])
+            prev = 1
+            for di in d:
+                if di <= n * prev:
+                    break
+                prev = di
+            else:
+                return none({"method": "lattice", "p": prof.p, "basis": B, "inverse": C,
                              "rank_rows": list(prof.rows), "rank_cols": list(prof.pivots)})
+    if node_limit <= 0:
+        return gave_up(f"Gram–Schmidt bound fails: min ‖b*_i‖² ≤ n = {n}")
+    clock.check("lattice-enum", f"dimension {r}")
+    return _enumerate_certificate(prob, prof, B, C, clock, node_limit)

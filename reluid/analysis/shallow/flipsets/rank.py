@@ -15,10 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 from flint import nmod_mat
 
+from reluid.analysis.shallow.flipsets._blasdet import MAX_PRIME, det_mod_p
 from reluid.analysis.shallow.flipsets._problem import (ENUMERATE_MAX_FREE, Clock, MethodResult, Problem, found,
                                                           gave_up, none)
 
-__all__ = ["screen", "rank_random", "Profile", "profile", "staircase"]
+__all__ = ["screen", "rank_random", "contiguous_rows", "Profile", "profile", "staircase", "BLAS_DET_MIN_N"]
 
 def screen(prob: Problem, clock: Clock) -> MethodResult:
     """Zero columns and pairs u_i = −u_j, found by a hash mod p and checked exactly."""
@@ -48,16 +49,51 @@ def _det_nonzero(U: np.ndarray, p: int) -> bool:
     return int(nmod_mat(U.tolist(), p).det()) != 0 if U.shape[0] else True
 
 
+BLAS_DET_MIN_N = 2048
+"""From this n on the rank minor's determinant mod p < 2^20 is taken by float64 BLAS (exact, :mod:`._blasdet`)."""
+
+
+def contiguous_rows(k: int, m: int, n: int) -> list[int]:
+    """n rows j·m + l, l < c_j, with c_j = ⌈n/k⌉ or ⌊n/k⌋: contiguous ranges per output (n ≤ k·m).
+
+    For generic weights any choice of at most m rows per output gives a
+    nonsingular minor; contiguous ranges let the checker build the minor with
+    one big-integer product per neuron and output.
+    """
+    out = []
+    for j in range(k):
+        c = n // k + (1 if j < n % k else 0)
+        out.extend(j * m + l for l in range(min(c, m)))
+    return out
+
+
+def _minor_det_nonzero(prob: Problem, rows: list[int], p: int) -> bool:
+    if not rows:
+        return True
+    if len(rows) >= BLAS_DET_MIN_N and p < MAX_PRIME:
+        Mp, Ap = prob.residues(p)
+        r = np.asarray(rows, dtype=np.int64)
+        X = Mp[r // prob.m, :].astype(np.float64) * Ap[:, r % prob.m].T.astype(np.float64)   # < 2^40: exact
+        return det_mod_p(X, p) != 0
+    return _det_nonzero(prob.mod_rows(rows, p), p)
+
+
 def rank_random(prob: Problem, clock: Clock, tries: int = 1) -> MethodResult:
-    n, p = prob.n, prob.prime()
+    """n rows of U with a nonzero n × n minor mod a prime p < 2^20: contiguous ranges first, then random ones."""
+    n, p = prob.n, prob.small_prime()
     if prob.km < n:
         return gave_up(f"k·m = {prob.km} < n = {n}: the columns of U are dependent")
-    for _ in range(tries):
-        rows = prob.balanced_rows(n)
-        if _det_nonzero(prob.mod_rows(rows, p), p):
+    if len(contiguous_rows(prob.k, prob.m, n)) == n:
+        rows = contiguous_rows(prob.k, prob.m, n)
+        if _minor_det_nonzero(prob, rows, p):
             return none({"method": "rank", "p": p, "rows": rows})
         clock.check("rank", f"n = {n}")
-    return gave_up(f"a random n × n minor of U vanishes mod {p}")
+    for _ in range(tries):
+        rows = prob.balanced_rows(n)
+        if _minor_det_nonzero(prob, rows, p):
+            return none({"method": "rank", "p": p, "rows": rows})
+        clock.check("rank", f"n = {n}")
+    return gave_up(f"the n × n minors of U tried vanish mod {p}")
 
 
 @dataclass(frozen=True, slots=True)
