@@ -67,6 +67,7 @@ class ClaimKind(enum.StrEnum):
     DEEP_ACTIVITY = "deep-activity-witnesses"
     DEEP_NO_LAYER_FLIP = "deep-no-layer-flip"
     FUNCTIONAL_DIMENSION = "functional-dimension"
+    LOCAL_IDENTIFIABILITY = "local-identifiability"
     FIBRE_ORBITS = "fibre-orbits"
 
 

@@ -105,6 +105,40 @@ def _check_line(check) -> list[str]:
     return [f"REJECTED by reluid check: {check.reason}"]
 
 
+LOCAL_CAVEAT = ("a statement about parameters near θ only: it does not exclude hidden symmetries far from θ, "
+                "and it is not the verdict \"no hidden symmetries\"")
+
+
+def _property_lines(cert: Certificate, check) -> list[str]:
+    """Weaker properties, each under its own name with the checker's status (never a verdict)."""
+    lines = []
+    li = [c for c in cert.claims if c.kind == ClaimKind.LOCAL_IDENTIFIABILITY]
+    fd = [c for c in cert.claims if c.kind == ClaimKind.FUNCTIONAL_DIMENSION]
+    for c in li:
+        lines.append(f"Locally identifiable: yes ({_status(check, c)}). Near θ every parameter computing the same "
+                     f"function is a positive rescaling of θ (Theorem A1, docs/mathematics.md §6). This is "
+                     f"{LOCAL_CAVEAT}.")
+    if not li and fd:
+        ev = fd[0].evidence
+        rank, U = ev.get("rank"), ev.get("upper_bound")
+        if isinstance(rank, int) and isinstance(U, int):
+            if rank < U:
+                lines.append(f"Locally identifiable: not established ({_status(check, fd[0])}): the certified "
+                             f"Jacobian rank is {rank} < U = {U}. When the rank stays below U at every point tried, "
+                             "that is evidence of a positive-dimensional fibre near θ (hidden symmetries arbitrarily "
+                             "close to θ; Grigsby, Lindsey, Rolnick 2023, Lemma F.6), not a verdict.")
+            else:
+                lines.append(f"Locally identifiable: not established: dim_fun = U = {U} ({_status(check, fd[0])}) "
+                             "is below D - N, the rank Theorem A1 needs.")
+    note = cert.producer.get("local_identifiability") if hasattr(cert.producer, "get") else None
+    if not li and not fd and note:
+        lines.append(f"Locally identifiable: {note}.")
+    tb = cert.producer.get("time_budget") if hasattr(cert.producer, "get") else None
+    if tb:
+        lines.append(f"Time budget: {tb}.")
+    return lines
+
+
 def _sections(cert: Certificate, net: Network | None, title: str | None, check=None):
     net = net if net is not None else cert.network
     name = title or (net.name if net is not None and net.name else "network")
@@ -128,6 +162,9 @@ def _sections(cert: Certificate, net: Network | None, title: str | None, check=N
             claim_lines.extend(_evidence_lines(c, net))
     if claim_lines:
         secs.append(("Claims", claim_lines))
+    props = _property_lines(cert, check)
+    if props:
+        secs.append(("Properties", props))
     if cert.witness is not None:
         w = cert.witness
         lines = [f"Mechanism: {w.mechanism}."]
@@ -205,6 +242,8 @@ def summary_line(cert: Certificate) -> str:
     methods = [c.evidence.get("method") for c in cert.claims if c.kind == ClaimKind.NO_FLIP_SET]
     if methods:
         s += f" (no flip set: {methods[0]} certificate)"
+    if any(c.kind == ClaimKind.LOCAL_IDENTIFIABILITY for c in cert.claims):
+        s += " (locally identifiable: near θ only)"
     if cert.reason:
         s += f": {cert.reason}"
     if cert.assumption:
