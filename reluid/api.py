@@ -17,6 +17,7 @@ checker (:mod:`reluid.checker`) → reports (:mod:`reluid.report`).
 from __future__ import annotations
 
 import sys
+import time
 
 from reluid.certificates.schema import Certificate
 from reluid.errors import InvalidArgument
@@ -133,7 +134,8 @@ def write_certificate(cert: Certificate, path) -> None:
 # verdicts
 # ---------------------------------------------------------------------------
 
-def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, progress: bool = False):
+def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, progress: bool = False,
+           budget=None):
     """The hidden-symmetry decision as a frozen result, before it becomes a certificate.
 
     No hidden layer: the affine map determines its parameters
@@ -142,9 +144,14 @@ def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 
     complete decision, a :class:`~reluid.analysis.shallow.decide.Decision`).
     Two or more: :func:`reluid.analysis.deep.decide.decide_deep` (mechanism
     detection, a :class:`~reluid.analysis.deep.decide.DeepDecision`; never
-    ``no-hidden-symmetries``).
+    ``no-hidden-symmetries``).  ``budget`` (a :class:`reluid.budget.Budget`)
+    bounds every phase; by default one of ``timeout`` seconds.
     """
+    from reluid.budget import Budget
+
     net = _network(net)
+    if budget is None:
+        budget = Budget(timeout)
     if net.depth == 1:
         from reluid.analysis.shallow.decide import decide_affine
 
@@ -152,14 +159,39 @@ def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 
     if net.is_shallow:
         from reluid.analysis.shallow.decide import decide as _decide
 
-        return _decide(net.shallow(), timeout=timeout, seed=seed, progress=progress, paper_condition=True)
+        left = budget.left()
+        return _decide(net.shallow(), timeout=None if left == float("inf") else max(0.05, left), seed=seed,
+                       progress=progress, paper_condition=True)
     from reluid.analysis.deep.decide import decide_deep
 
-    return decide_deep(net, timeout=float("inf") if timeout is None else timeout, seed=seed, progress=progress)
+    return decide_deep(net, timeout=float("inf") if timeout is None else timeout, seed=seed, progress=progress,
+                       budget=budget)
+
+
+#: Shallow networks: local identifiability is attempted when its estimated cost is at most this many
+#: seconds (and fits in the budget); the verdict there comes from the exact decision.
+SHALLOW_LOCAL_IDENTIFIABILITY_S = 2.0
+
+
+def _shallow_fundim(net: Network, budget, seed: int):
+    """The functional dimension of a shallow network, for its local-identifiability claim (or None, and why not)."""
+    from reluid.analysis.deep.fundim import estimate_seconds, functional_dimension
+
+    if any(a < 1 for a in net.architecture):
+        return None, None                                 # no hidden neurons: nothing to say locally
+    est = estimate_seconds(net.architecture)
+    cap = min(SHALLOW_LOCAL_IDENTIFIABILITY_S, 0.5 * budget.left())
+    if est > cap:
+        return None, (f"local identifiability not attempted: its rank computation is estimated at {est:.0f} s, more "
+                      f"than the {cap:.1f} s given to side properties of shallow networks")
+    fd = functional_dimension(net, seed=seed, deadline=time.monotonic() + cap)
+    if not fd.complete:
+        return fd, f"local identifiability not established within {cap:.1f} s (rank {fd.rank} of D - N so far)"
+    return fd, None
 
 
 def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, embed: bool | None = None,
-            progress: bool = False) -> Certificate:
+            progress: bool = False, budget=None) -> Certificate:
     """Decide whether ``net`` has hidden symmetries and return a certificate.
 
     Parameters
@@ -169,14 +201,17 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
         with their defaults (call those yourself for ``input_shape`` or
         ``batchnorm="float32"``).
     timeout : float or None
-        Seconds for searches; running out gives an ``unknown`` verdict.
+        Seconds for the whole computation (every phase); running out gives an
+        ``unknown`` verdict that says what was done and what was left.
     seed : int
         Seed recorded in the certificate.
     embed : bool or None
         Embed the network in the certificate so that it stands alone (default:
         when it has at most 20 000 parameters).
     progress : bool
-        Show progress bars for long searches.
+        Show which phase is running.
+    budget : reluid.budget.Budget, optional
+        A time budget shared with the caller (instead of ``timeout``).
 
     Examples
     --------
@@ -184,12 +219,17 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
     >>> cert.verdict.value, check(cert).valid
     ('no-hidden-symmetries', True)
     """
+    from reluid.budget import Budget
     from reluid.certificates.build import certificate_from_decision, certificate_from_deep_decision
 
     net = _network(net)
-    d = decide(net, timeout=timeout, seed=seed, progress=progress)
+    if budget is None:
+        budget = Budget(timeout)
+    d = decide(net, timeout=timeout, seed=seed, progress=progress, budget=budget)
     if net.depth <= 2:
-        return certificate_from_decision(net, d, embed=embed, timeout=timeout, seed=seed)
+        fd, note = (None, None) if net.depth == 1 else _shallow_fundim(net, budget, seed)
+        return certificate_from_decision(net, d, embed=embed, timeout=timeout, seed=seed, fundim=fd,
+                                         fundim_note=note)
     return certificate_from_deep_decision(d, embed=embed)
 
 

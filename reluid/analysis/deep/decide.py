@@ -22,6 +22,7 @@ turns it into a certificate.
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -29,6 +30,7 @@ from reluid.analysis.deep.fundim import FunDimResult, functional_dimension
 from reluid.analysis.deep.mechanisms import ALWAYS_ACTIVE, Mechanism, MechanismReport, check_deep, detect_mechanisms
 from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.progress import phases
+from reluid.budget import Budget
 from reluid.model.network import Network
 from reluid.verdicts import Verdict
 
@@ -61,6 +63,10 @@ class DeepDecision:
         Why the verdict is unknown.
     seed, timeout, solver_mode
         How the decision was made (recorded by the certificate's producer).
+    budget_note : str or None
+        When the time budget ran out: which phases were done and what was left.
+    phase_seconds : tuple of (str, float)
+        Seconds spent in each phase (informational).
     """
 
     verdict: Verdict
@@ -75,6 +81,8 @@ class DeepDecision:
     seed: int = 0
     timeout: float | None = None
     solver_mode: str = "auto"
+    budget_note: str | None = None
+    phase_seconds: tuple[tuple[str, float], ...] = ()
 
 
 def agreement_inputs(n0: int, seed: int, count: int) -> tuple[tuple[Fraction, ...], ...]:
@@ -102,7 +110,7 @@ def _witness_for(net: Network, m: Mechanism, inputs) -> tuple[Network, Fraction]
 
 def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, solver: str = "auto",
                 samples: int = 16, fundim: bool = True, fundim_points: int | None = None,
-                progress: bool = False) -> DeepDecision:
+                progress: bool = False, budget: Budget | None = None) -> DeepDecision:
     """Find a certified hidden symmetry of a network with >= 2 hidden layers, or say what is known.
 
     Parameters
@@ -111,7 +119,7 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, solver: s
         At least two hidden layers (shallow networks belong to
         ``reluid.analysis.shallow``).
     timeout : float, keyword-only
-        Seconds for all z3 queries together.
+        Seconds for the whole decision (every phase), unless ``budget`` is given.
     seed : int, keyword-only
         Seeds probes, z3, agreement inputs and the functional-dimension sample.
     solver : {"auto", "always", "never"}, keyword-only
@@ -121,9 +129,15 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, solver: s
     fundim : bool, keyword-only
         Compute the certified functional dimension (always done for ``unknown``).
     fundim_points : int, optional, keyword-only
-        Sample size for it (default 100 U).
+        The most sample points for it (default 100 U; the computation stops at U).
     progress : bool, keyword-only
         Show which phase is running (when rich is installed and stderr is a terminal).
+    budget : Budget, optional, keyword-only
+        The time budget shared with the caller (``reluid certify --timeout``): mechanism
+        detection, witness construction and the functional dimension all stop when it
+        runs out, and the result says what was done and what was left.  The
+        functional dimension leaves about a quarter of what is left for the
+        certificate and its check.
 
     Returns
     -------
@@ -144,17 +158,27 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, solver: s
     ('hidden-symmetry', 'dead-neuron')
     """
     check_deep(net)
-    with phases(progress) as phase:
+    if budget is None:
+        budget = Budget(timeout if timeout and timeout != float("inf") else None)
+    with phases(progress, budget) as phase:
+        spent = []
+        t = time.monotonic()
         phase("mechanism detection")
-        report = detect_mechanisms(net, timeout=timeout, seed=seed, solver=solver)
-        phase("witness construction")
+        report = detect_mechanisms(net, timeout=min(timeout, budget.left()), seed=seed, solver=solver,
+                                   deadline=budget.start + 0.6 * budget.seconds if budget.seconds else None)
+        spent.append(("mechanism detection", time.monotonic() - t))
         return _decide(net, report, timeout=timeout, seed=seed, solver=solver, samples=samples, fundim=fundim,
-                       fundim_points=fundim_points, phase=phase)
+                       fundim_points=fundim_points, phase=phase, budget=budget, spent=spent)
 
 
-def _decide(net, report, *, timeout, seed, solver, samples, fundim, fundim_points, phase) -> DeepDecision:
+def _decide(net, report, *, timeout, seed, solver, samples, fundim, fundim_points, phase, budget, spent) -> DeepDecision:
     inputs = agreement_inputs(net.input_dim, seed, samples)
     zero = _zero_rows(net)
+    done = ["mechanism detection"]
+    left = []
+    if any("time budget" in why for _, why in report.undecided):
+        left.append("part of mechanism detection (" + "; ".join(q for q, why in report.undecided
+                                                                if "time budget" in why) + ")")
 
     def preference(m: Mechanism):
         # checkable first; avoid witnesses whose orbit question the checker's canonical form cannot settle
@@ -163,17 +187,40 @@ def _decide(net, report, *, timeout, seed, solver, samples, fundim, fundim_point
         return (order, degenerate)
 
     chosen = None
-    for m in sorted((m for m in report.mechanisms if m.method != "solver"), key=preference):
-        got = _witness_for(net, m, inputs)
-        if got is not None:
-            chosen = (m, *got)
-            break
+    candidates = sorted((m for m in report.mechanisms if m.method != "solver"), key=preference)
+    if candidates:
+        phase("witness construction")
+        t = time.monotonic()
+        for n, m in enumerate(candidates):
+            if budget.expired():
+                left.append(f"witness construction for {len(candidates) - n} mechanism(s)")
+                break
+            got = _witness_for(net, m, inputs)
+            if got is not None:
+                chosen = (m, *got)
+                break
+        spent.append(("witness construction", time.monotonic() - t))
+        done.append("witness construction")
     fd = None
     if fundim or chosen is None:
         phase("functional dimension")
-        fd = functional_dimension(net, points=fundim_points, seed=seed)
+        t = time.monotonic()
+        deadline = time.monotonic() + 0.75 * budget.left() if budget.seconds is not None else None
+        fd = functional_dimension(net, points=fundim_points, seed=seed, deadline=deadline, progress=phase.detail)
+        spent.append(("functional dimension", time.monotonic() - t))
+        if fd.complete:
+            done.append("functional dimension")
+        elif fd.stop_reason == "not attempted":
+            left.append(f"functional dimension (not started: it needs about {fd.estimate_s:.0f} s)")
+        else:
+            left.append(f"functional dimension (rank {fd.rank} of U = {fd.upper_bound} certified so far; "
+                        f"the whole computation needs about {fd.estimate_s:.0f} s)")
+    phase("certificate")
+    note = None
+    if left:
+        note = (f"the {budget.describe()} ran out: done: {', '.join(done)}; left: {'; '.join(left)}")
     common = dict(network=net, report=report, inputs=inputs, fundim=fd, seed=seed, timeout=timeout,
-                  solver_mode=solver)
+                  solver_mode=solver, budget_note=note, phase_seconds=tuple(spent))
     if chosen is not None:
         m, theta2, delta = chosen
         return DeepDecision(Verdict.HIDDEN, mechanism=m, witness=theta2, delta=delta, **common)
@@ -184,7 +231,13 @@ def _decide(net, report, *, timeout, seed, solver, samples, fundim, fundim_point
         more = f" and {len(report.undecided) - 5} more" if len(report.undecided) > 5 else ""
         reason += f". Undecided: {shown}{more}"
     reason += f". Functional dimension: {fd.describe()}"
-    if fd.certified:
+    if fd.full_rank:
+        reason += (". θ is locally identifiable (Theorem A1, docs/mathematics.md §6): near θ every parameter with "
+                   "the same function is a positive rescaling of θ; this does not exclude hidden symmetries far "
+                   "from θ, and no complete method is known for deep networks")
+    elif fd.certified:
         reason += (". dim_fun = U is consistent with no hidden symmetries but does not prove it; no complete "
                    "method is known for deep networks")
+    if note:
+        reason += f". Time budget: {note}"
     return DeepDecision(Verdict.UNKNOWN, reason=reason, **common)

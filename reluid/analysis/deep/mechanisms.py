@@ -618,7 +618,8 @@ def _solver_phase(d: _Detection, *, timeout: float, query_timeout: float, seed: 
 
 
 def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: float = 10.0, seed: int = 0,
-                      solver: str = "auto", probes: int = 48, float_probes: int = 20000) -> MechanismReport:
+                      solver: str = "auto", probes: int = 48, float_probes: int = 20000,
+                      deadline: float | None = None) -> MechanismReport:
     """Find certified sources of hidden symmetries in a network with >= 2 hidden layers.
 
     Parameters
@@ -640,6 +641,9 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
     float_probes : int, keyword-only
         Number of further points evaluated in float64 to suggest refutations;
         each suggested point is re-evaluated exactly before it counts.
+    deadline : float, optional, keyword-only
+        A ``time.monotonic()`` time after which no further phase starts; the
+        phases not run are listed as undecided ("time budget").
 
     Returns
     -------
@@ -670,15 +674,24 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
     if solver not in ("auto", "always", "never"):
         raise InvalidArgument(f"solver must be 'auto', 'always' or 'never', got {solver!r}")
     d = _Detection(net, seed, probes)
-    _first_layer(d)
-    _deeper_layers(d)
-    d.mechanisms.extend(_exact_structure(net))   # zero outgoing weights, proportional neurons (Lemmas 10, 11(1))
-    _layer_flips(d)
-    _coactivity(d)
-    if d.has_open:   # wider float probes; every witness they suggest is re-checked exactly
-        _float_probes(d, seed, float_probes)
+    late = (lambda: False) if deadline is None else (lambda: time.monotonic() > deadline)
+    steps = [("dead/always-active neurons of layer 1", lambda: _first_layer(d)),
+             ("dead/always-active neurons of deeper layers", lambda: _deeper_layers(d)),
+             ("zero outgoing weights and proportional neurons",
+              lambda: d.mechanisms.extend(_exact_structure(net))),   # Lemmas 10, 11(1) per layer
+             ("layer flips", lambda: _layer_flips(d)),
+             ("never co-active pairs", lambda: _coactivity(d)),
+             ("float probes", lambda: _float_probes(d, seed, float_probes) if d.has_open else None)]
+    for n, (what, step) in enumerate(steps):
+        if late():
+            left = ", ".join(w for w, _ in steps[n:])
+            d.undecided.append((f"not examined: {left}", "time budget exhausted"))
+            return d.freeze()
+        step()
     if solver == "always" or (solver == "auto" and not d.mechanisms):
         if d.has_open:
+            if deadline is not None:
+                timeout = max(0.0, min(timeout, deadline - time.monotonic()))
             _solver_phase(d, timeout=timeout, query_timeout=query_timeout, seed=seed)
     elif d.has_open:
         why = "solver not used (a checkable mechanism was found)" if solver == "auto" else "solver disabled"
