@@ -67,6 +67,7 @@ from reluid.model.network import Network
 from reluid.model.rational import to_rational
 
 __all__ = ["FunDimResult", "functional_dimension", "upper_bound", "identifiability_bound", "estimate_seconds",
+           "estimate_memory_gb",
            "jacobian_rows_mod_p", "region_rows_mod_p", "exact_pattern", "sample_points", "PRIMES", "DYADIC_BITS"]
 
 #: Primes below 2^26 tried in order (a prime dividing a denominator is skipped).
@@ -77,6 +78,8 @@ _SPLIT = 1 << 13
 #: Most entries materialised at once (rows × columns), and most entries handed to flint at once.
 _MAX_ENTRIES = 1 << 24
 _MAX_FLINT_ENTRIES = 60_000_000
+#: Work whose first block would need more memory than this is not attempted (the result says so).
+MAX_MEMORY_GB = 8.0
 
 # Cost model (seconds per unit, this project's 2-core reference machine; only used to decide
 # what fits in a time budget and to state how long unfinished work would take).
@@ -172,7 +175,10 @@ class FunDimResult:
         arch = "(" + ", ".join(map(str, self.architecture)) + ")"
         if self.stop_reason == "not attempted":
             est = f"{self.estimate_s:.0f} s" if self.estimate_s is not None else "unknown time"
-            return (f"functional dimension not attempted: estimated {est}, more than the time budget left; "
+            mem = estimate_memory_gb(self.architecture)
+            why = (f"about {mem:.0f} GB of memory, more than the {MAX_MEMORY_GB:.0f} GB allowed" if mem > MAX_MEMORY_GB
+                   else "more than the time budget left")
+            return (f"functional dimension not attempted: it needs an estimated {est} of CPU time and {why}; "
                     f"U = {self.upper_bound}; architecture {arch}, D = {self.n_params}")
         if self.certified:
             head = f"dim_fun = {self.rank} = U (certified)"
@@ -248,24 +254,34 @@ def upper_bound(architecture: Sequence[int]) -> tuple[int, str]:
     return U, why
 
 
-def estimate_seconds(architecture: Sequence[int]) -> float:
-    """A rough estimate of the seconds :func:`functional_dimension` needs to reach U (cost model above).
-
-    The dominant term is the rank of S: about (U - n_1 (n0 + 1)) rows over the
-    D - n_1 (n0 + 1) parameters of layers 2..d.
-    """
-    arch = _arch(architecture)
+def _rank_problem(arch) -> tuple[int, int]:
+    """(columns of S, rank of S needed): the parameters of layers 2..d and U - n_1 (n0 + 1)."""
     n0, k = arch[0], arch[-1]
     D = sum(arch[l + 1] * (arch[l] + 1) for l in range(len(arch) - 1))
-    U = upper_bound(arch)[0]
     n1 = arch[1] if len(arch) > 2 else k
     cols = D - n1 * (n0 + 1)
-    need = max(0, U - n1 * (n0 + 1))
-    rows = int(need * 1.15) + 16
-    regions = -(-int(1.15 * U + 16) // (k * (n0 + 1)))
-    t = _C_RREF * rows * cols * need + _C_FLINT_IN * rows * cols + _C_NUMPY * rows * cols * max(1, n1 // max(1, k))
-    t += regions * _C_EXACT * D * 2
-    return t + 0.05
+    return cols, max(0, upper_bound(arch)[0] - n1 * (n0 + 1))
+
+
+def estimate_seconds(architecture: Sequence[int]) -> float:
+    """A rough estimate of the CPU seconds :func:`functional_dimension` needs to reach U.
+
+    Fitted on this project's 2-core machine (within a factor of about 1.5 from
+    32-24-24-10 to 100-64-64-10): the eliminations of S, about
+    4·10^-10 · columns · rank², plus per-region work proportional to the columns.
+
+    >>> 1 < estimate_seconds((64, 32, 32, 16, 10)) < 10
+    True
+    """
+    cols, need = _rank_problem(_arch(architecture))
+    return 4e-10 * cols * need * need + 8e-4 * cols + 0.3
+
+
+def estimate_memory_gb(architecture: Sequence[int]) -> float:
+    """Peak memory (GB) of the first elimination block: its rows as int64, as flint entries and as Python ints."""
+    cols, need = _rank_problem(_arch(architecture))
+    entries = 1.15 * need * cols
+    return entries * (8 + 8 + 36) / 1e9
 
 
 # ---------------------------------------------------------------------------
@@ -399,11 +415,17 @@ def _mm(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
     Broadcasts like ``np.matmul``; the inner dimension is cut into pieces below 2^13.
     """
     K = A.shape[-1]
-    if K == 0:
-        return np.zeros(np.broadcast_shapes(A.shape[:-2], B.shape[:-2]) + (A.shape[-2], B.shape[-1]), dtype=np.int64)
-    batch = math.prod(np.broadcast_shapes(A.shape[:-2], B.shape[:-2]))
-    if K < 2048 and batch * A.shape[-2] * K * B.shape[-1] < (1 << 22):
-        return np.matmul(A, B) % p                     # small: int64 is exact (K p^2 < 2^63) and faster
+    if A.ndim == 2 and B.ndim == 2:
+        if K == 0:
+            return np.zeros((A.shape[0], B.shape[1]), dtype=np.int64)
+        if K < 2048 and A.shape[0] * K * B.shape[1] < (1 << 17):
+            return (A @ B) % p                          # small: int64 is exact (K p^2 < 2^63) and faster
+    else:
+        shape = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+        if K == 0:
+            return np.zeros(shape + (A.shape[-2], B.shape[-1]), dtype=np.int64)
+        if K < 2048 and math.prod(shape) * A.shape[-2] * K * B.shape[-1] < (1 << 17):
+            return np.matmul(A, B) % p
     out = None
     step = 1 << 13
     for s in range(0, K, step):
@@ -561,36 +583,38 @@ def _eliminate_small(Y: np.ndarray, p: int) -> tuple[list[int], list[int], np.nd
     Returns (rows, cols, E): ``rows`` index a maximal independent set of rows of Y,
     ``cols`` their pivot columns, and E (len(rows) × width) the reduced echelon basis
     of their span (E[i, cols[i]] = 1, E[i, cols[j]] = 0 for j != i).  Rows are taken in
-    chunks: each chunk is reduced against the basis so far in one product, and only
-    rows that are still nonzero are eliminated one by one.
+    chunks; each chunk is reduced against the basis so far in one product, and each new
+    pivot is eliminated from the rest of the chunk at once, so the Python loop runs once
+    per pivot, not once per row.
     """
     m, w = Y.shape
     rows: list[int] = []
     cols: list[int] = []
     E = np.zeros((0, w), dtype=np.int64)
     start = 0
-    step = max(8, 2 * w)
+    step = max(16, 2 * w)
     while start < m and len(rows) < w:
         blk = Y[start:start + step] % p
         if rows:
             blk = (blk - _mm(blk[:, cols], E, p)) % p
         live = np.flatnonzero(_rows_nonzero(blk))
-        for t in live:
+        while live.size and len(rows) < w:
+            t = int(live[0])
             v = blk[t]
-            if rows:
-                v = (v - (v[cols] @ E) % p) % p          # len(rows) <= 64 terms below 2^52: exact
-            nz = np.flatnonzero(v)
-            if not nz.size:
-                continue
-            c = int(nz[0])
+            c = int(np.flatnonzero(v)[0])
             v = v * pow(int(v[c]), -1, p) % p
             if rows:
                 E = (E - (E[:, c:c + 1] * v[None, :]) % p) % p
             E = np.vstack([E, v[None, :]])
-            rows.append(start + int(t))
+            rows.append(start + t)
             cols.append(c)
-            if len(rows) == w:
+            rest = live[1:]
+            if not rest.size:
                 break
+            sub = blk[rest]
+            sub = (sub - (sub[:, c:c + 1] * v[None, :]) % p) % p
+            blk[rest] = sub
+            live = rest[_rows_nonzero(sub)]
         start += step
     return rows, cols, E
 
@@ -688,7 +712,7 @@ class _Kernel:
         if not sel.size:
             return 0
         Yn = Y[sel]
-        if w <= 64:                                          # narrow: numpy elimination
+        if w <= 160:                                         # narrow: numpy elimination
             indep, piv, E = _eliminate_small(Yn, p)
             r = len(indep)
             R = None
@@ -700,7 +724,7 @@ class _Kernel:
             return 0
         self.ids.extend(ids[int(sel[i])] for i in indep)
         if r < need and r < w:
-            if w > 64:                                     # the kernel of Yn is that of its independent rows
+            if w > 160:                                    # the kernel of Yn is that of its independent rows
                 R, r2 = (M if r == Yn.shape[0] else _nmod(Yn[indep], p)).rref()
                 piv = _pivots(R, r2, w)
             pivset = set(piv)
@@ -861,7 +885,8 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
     common = dict(architecture=arch, n_params=D, upper_bound=U, upper_bound_reason=why, prime=p, seed=seed,
                   method=method)
     estimate = estimate_seconds(arch)
-    if time.monotonic() + estimate / 3 > deadline:
+    memory = estimate_memory_gb(arch)
+    if time.monotonic() + estimate / 3 > deadline or memory > MAX_MEMORY_GB:
         return FunDimResult(rank=0, points=(), n_sampled=0, n_smooth=0, n_regions=0, n_rows=0, stopped_early=False,
                             stop_reason="not attempted", estimate_s=estimate, seconds=time.perf_counter() - t0,
                             **common)
@@ -970,7 +995,8 @@ class _Run:
     def _regions_wanted(self) -> int:
         need = self.U - self.rank
         if self.kernel.N is None:
-            return max(1, -(-int(need * self.FIRST_BLOCK + 8) // self.per_region))
+            cap = max(1, _MAX_FLINT_ENTRIES // max(1, self.per_region * self.cols))
+            return max(1, min(cap, -(-int(need * self.FIRST_BLOCK + 8) // self.per_region)))
         width = max(1, self.kernel.width)
         rows = max(self.BLOCK_ROWS * width, min(1 << 17, _MAX_ENTRIES // (4 * width)), self.per_region)
         data = max(1, sum(a + 1 for a in self.arch[:-1]) * (self.n0 + 1) + self.k * sum(self.hidden))
@@ -1011,7 +1037,7 @@ class _Run:
             if not rest.size:
                 return
             regs = np.unique(rest // k)
-            A = {int(q): a for q, a in zip(regs, zip(*_forward(self.mod, [m[regs] for m in masks])))}
+            A = (regs, _forward(self.mod, [m[regs] for m in masks]))
         for c0 in range(0, rest.size, self._chunk()):
             part = rest[c0:c0 + self._chunk()]
             ids = np.empty((part.size, slots, 3), dtype=np.int64)
@@ -1043,7 +1069,7 @@ class _Run:
         if not rest.size:
             return
         regs = np.unique(rest // k)
-        A = {int(q): a for q, a in zip(regs, zip(*_forward(self.mod, [m[regs] for m in masks])))}
+        A = (regs, _forward(self.mod, [m[regs] for m in masks]))
         for c0 in range(0, rest.size, self._chunk()):
             part = rest[c0:c0 + self._chunk()]
             ids = np.empty((part.size, slots, 3), dtype=np.int64)
@@ -1113,9 +1139,14 @@ class _Run:
         p, slots, k = self.p, self.n0 + 1, self.k
         pos, outs = part // k, part % k
         kap, regs = self._kap(K)
+        if isinstance(A, tuple):                           # the forward maps of some regions only
+            at = np.searchsorted(A[0], pos)
+            A_own = [None] + [a[at] for a in A[1][1:]]
+        else:
+            A_own = [None] + [a[pos] for a in A[1:]]
         blocks = []
         for l in range(2, len(self.arch)):
-            a_own = A[l - 1][pos].transpose(0, 2, 1)                        # Q × slots × (n_{l-1}+1)
+            a_own = A_own[l - 1].transpose(0, 2, 1)                         # Q × slots × (n_{l-1}+1)
             b_own = B[l - 1][pos, :, outs]                                  # Q × n_l
             own = (b_own[:, None, :, None] * a_own[:, :, None, :]) % p      # Q × slots × n_l × (n_{l-1}+1)
             if not regs:
@@ -1140,7 +1171,11 @@ class _Run:
             Nl = N[off:off + nl * w]
             off += nl * w
             G = _mm(delta_list[l], Nl.reshape(nl, w * c), p).reshape(-1, w, c)   # Q × w × c
-            part = _mm(np.ascontiguousarray(A_list[l].transpose(0, 2, 1)), G, p)  # Q × slots × c
+            Al = A_list[l]                                                        # Q × w × slots
+            if Al.shape[0] * w * Al.shape[2] * c <= (1 << 22):               # small: one broadcast sum
+                part = np.einsum("qmj,qmc->qjc", Al, G) % p                   # w terms < 2^52 each: exact
+            else:
+                part = _mm(np.ascontiguousarray(Al.transpose(0, 2, 1)), G, p)  # Q × slots × c
             out = part if out is None else (out + part) % p
         return out
 
@@ -1161,10 +1196,16 @@ class _Run:
         return pi
 
     def _projected_rows(self, part, A, B, K) -> np.ndarray:
-        """The reduced rows of S times N, without forming them: proj(q) - K · Π."""
+        """The reduced rows of S times N: formed and multiplied when that is cheaper (narrow layers),
+        else without forming them, proj(q) - K · Π."""
         p, slots, k, c = self.p, self.n0 + 1, self.k, self.kernel.width
+        sum_w = sum(a + 1 for a in self.arch[1:-1])
+        if 4 * slots * self.cols + slots * self.cols * c / 4 < 2 * (self.cols * c + slots * sum_w * c):
+            return _mm(self._reduced_rows(part, A, B, K), self.kernel.N, p)
         pos, outs = part // k, part % k
-        A_list = {l: np.stack([A[int(q)][l - 1] for q in pos]) for l in range(2, len(self.arch))}
+        regs, Ar = A                                       # the forward maps of the regions ``regs`` only
+        at = np.searchsorted(regs, pos)
+        A_list = {l: Ar[l - 1][at] for l in range(2, len(self.arch))}
         d_list = {l: B[l - 1][pos, :, outs] for l in range(2, len(self.arch))}
         own = self._proj(A_list, d_list).reshape(part.size, slots * c)
         Y = (own - _mm(K, self._pivot_rows(), p)) % p
