@@ -535,10 +535,11 @@ def verify_no_layer_flip(evidence, ctx: Context) -> str:
     layers = _ints(ctx, evidence, "layers")
     for l in layers:
         n = _hidden_layer(ctx, net, l)
-        Wl, Wn = net.layers[l - 1].weight, net.layers[l].weight
-        rows = [[_residue(Wn[o][i] * Wl[i][k], p, ctx) for i in range(n)]
-                for o in range(len(Wn)) for k in range(net.layers[l - 1].n_in)]
-        if flint.nmod_mat(len(rows), n, [v for r in rows for v in r], p).rank() != n:
+        Wl = [[_residue(x, p, ctx) for x in row] for row in net.layers[l - 1].weight]
+        Wn = [[_residue(x, p, ctx) for x in row] for row in net.layers[l].weight]
+        n_in = net.layers[l - 1].n_in          # entry (o, k) of vector i is W^{l+1}[o, i] W^l[i, k], mod p
+        entries = [Wn[o][i] * Wl[i][k] % p for o in range(len(Wn)) for k in range(n_in) for i in range(n)]
+        if flint.nmod_mat(len(Wn) * n_in, n, entries, p).rank() != n:
             fail(ctx, f"the layer-flip vectors of hidden layer {l} are dependent modulo {p}")
     return f"no layer flip set in hidden layers {list(layers)}: full rank modulo {p} (recomputed)"
 

@@ -12,7 +12,13 @@ therefore answers one of two ways:
 * ``unknown`` otherwise, with a reason stating what was checked and the
   certified functional dimension (Grigsby, Lindsey, Rolnick 2023, Lemma F.6:
   dim_fun < U is evidence of hidden symmetries, dim_fun = U is consistent with
-  having none, neither is a proof).
+  having none, neither is a proof), and, when the rank is D - N, that θ is
+  locally identifiable (Theorem A1, docs/mathematics.md §6), which says nothing
+  about parameters far from θ.
+
+Every phase runs inside one :class:`~reluid.budget.Budget`; when it runs out the
+verdict is ``unknown`` and :attr:`DeepDecision.budget_note` says what was done
+and what was left.
 
 It never answers ``no-hidden-symmetries`` for a deep network.  The result is
 a frozen :class:`DeepDecision`; :func:`reluid.certificates.build.certificate_from_deep_decision`
@@ -211,14 +217,17 @@ def _decide(net, report, *, timeout, seed, solver, samples, fundim, fundim_point
         if fd.complete:
             done.append("functional dimension")
         elif fd.stop_reason == "not attempted":
-            left.append(f"functional dimension (not started: it needs about {fd.estimate_s:.0f} s)")
+            left.append(f"functional dimension (not started: {fd.describe().split(': ', 1)[1].split('; U =')[0]})")
         else:
             left.append(f"functional dimension (rank {fd.rank} of U = {fd.upper_bound} certified so far; "
                         f"the whole computation needs about {fd.estimate_s:.0f} s)")
     phase("certificate")
     note = None
     if left:
-        note = (f"the {budget.describe()} ran out: done: {', '.join(done)}; left: {'; '.join(left)}")
+        head = (f"the {budget.describe()} ran out" if budget.expired() or (fd is not None and fd.stop_reason ==
+                                                                           "time budget")
+                else f"{budget.describe()}")
+        note = f"{head}: done: {', '.join(done)}; left: {'; '.join(left)}"
     common = dict(network=net, report=report, inputs=inputs, fundim=fd, seed=seed, timeout=timeout,
                   solver_mode=solver, budget_note=note, phase_seconds=tuple(spent))
     if chosen is not None:

@@ -329,6 +329,8 @@ def layer_flip_sets(net: Network, l: int, *, max_support: int = 16, limit: int =
     vectors are independent over Q), ``"exhausted"`` (every 0/1 vector in the
     kernel's support was tried) or ``"skipped: ..."``.
     """
+    if _full_rank_mod_p(net, l):
+        return [], "full-rank"
     vecs = _layer_flip_vectors(net, l)
     n = len(vecs)
     m = len(vecs[0]) if vecs else 0
@@ -380,6 +382,44 @@ def layer_flip_sets(net: Network, l: int, *, max_support: int = 16, limit: int =
 
 
 _FLIP_PRIME = 2_147_483_647  # 2^31 - 1; a prefilter only, every hit is re-checked exactly
+
+
+def _full_rank_mod_p(net: Network, l: int, rows: int | None = None) -> bool:
+    """Whether the layer-flip vectors of hidden layer l are independent, decided quickly when they are.
+
+    The vectors vec(W^{l+1}[:, i] W^l[i, :]) restricted to a random subset of about 4 n coordinates,
+    modulo 2^31 - 1: rank n there implies rank n over Q (a subset of rows, and rank_p <= rank_Q), so
+    "full-rank" is then a proof (the checker recomputes it on all coordinates).  Otherwise the exact
+    computation decides.
+    """
+    Wl, Wn = net.layers[l - 1].weight, net.layers[l].weight
+    n, n_in, n_out = len(Wl), net.layers[l - 1].n_in, len(Wn)
+    m = n_out * n_in
+    if n == 0 or m < n:
+        return False
+    p = _FLIP_PRIME
+    rng = random.Random(f"reluid-flip-rows-{l}")
+    pick = sorted(rng.sample(range(m), min(m, rows or 4 * n + 16)))
+    inv: dict[int, int] = {}
+
+    def res(q: Fraction) -> int:
+        d = q.denominator
+        if d not in inv:
+            if d % p == 0:
+                return -1
+            inv[d] = pow(d, -1, p)
+        return q.numerator % p * inv[d] % p
+
+    entries = []
+    for r in pick:
+        o, c = divmod(r, n_in)
+        row_o = Wn[o]
+        for i in range(n):
+            a, b = res(row_o[i]), res(Wl[i][c])
+            if a < 0 or b < 0:
+                return False
+            entries.append(a * b % p)
+    return flint.nmod_mat(len(pick), n, entries, p).rank() == n
 
 
 # ---- detection ---------------------------------------------------------------
