@@ -186,7 +186,7 @@ def test_a_short_budget_gives_unknown_with_what_was_left():
     assert time.monotonic() - t0 < 6
     assert cert.verdict is Verdict.UNKNOWN
     assert "left:" in cert.reason and "functional dimension" in cert.reason
-    assert cert.producer["time_budget"].startswith("the time budget")
+    assert "time budget" in cert.producer["time_budget"] and "left: functional dimension" in cert.producer["time_budget"]
     assert check_certificate(cert).valid
 
 
