@@ -37,10 +37,15 @@ Speed
   drawn adaptively (Gaussian, rounded to multiples of 2^-20, float patterns
   deduplicated) and the computation stops at U.
 * **Exact integers modulo p.**  Everything is int64 numpy modulo p < 2^26
-  (products through float64 BLAS on 13-bit halves, exact); ranks, row selection
-  and kernels through flint's ``nmod_mat`` (rref of blocks, then only the
-  kernel of the rows found so far is tracked, so later regions cost
-  rows × D × (D - r)).
+  (large products through float64 BLAS on 13-bit halves, exact); the first
+  block of rows goes through flint's ``nmod_mat`` (rank profile and kernel);
+  after it only a basis N of the kernel still in question is kept, with the
+  scaling directions ξ_u (always in the kernel) taken out, so a later row costs
+  its projection on N.  Later regions are first *screened* with one random
+  combination N g (a region whose rows project to Y ≠ 0 is missed with
+  probability at most 1/p, which can only lower the rank found, never raise
+  it), computed by one backward pass per pair without forming the region's
+  affine maps; only the regions that pass are projected and eliminated.
 * **Bounded.**  A ``deadline`` stops the computation between blocks; the rank
   found so far is still a certified lower bound, and the result states what
   was left and an estimate of the time it would need.
@@ -1007,7 +1012,7 @@ class _Run:
     # ---- blocks of regions -------------------------------------------------
     def _process(self, r0: int, r1: int) -> None:
         """Feed regions r0 .. r1 - 1 into the rank."""
-        p, k, slots = self.p, self.k, self.n0 + 1
+        k, slots = self.k, self.n0 + 1
         R = r1 - r0
         masks = [m[r0:r1] for m in self.M]
         B = _backward(self.mod, masks)
