@@ -222,22 +222,39 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
     from reluid.budget import Budget
     from reluid.certificates.build import certificate_from_decision, certificate_from_deep_decision
 
+    from reluid.analysis.progress import phases
+
     net = _network(net)
     if budget is None:
         budget = Budget(timeout)
     d = decide(net, timeout=timeout, seed=seed, progress=progress, budget=budget)
-    if net.depth <= 2:
-        fd, note = (None, None) if net.depth == 1 else _shallow_fundim(net, budget, seed)
-        return certificate_from_decision(net, d, embed=embed, timeout=timeout, seed=seed, fundim=fd,
-                                         fundim_note=note)
-    return certificate_from_deep_decision(d, embed=embed)
+    with phases(progress, budget) as phase:
+        if net.depth <= 2:
+            fd, note = None, None
+            if net.depth == 2:
+                phase("local identifiability")
+                fd, note = _shallow_fundim(net, budget, seed)
+            phase("certificate")
+            return certificate_from_decision(net, d, embed=embed, timeout=timeout, seed=seed, fundim=fd,
+                                             fundim_note=note)
+        phase("certificate")
+        return certificate_from_deep_decision(d, embed=embed)
 
 
-def check(cert: Certificate, network: Network | None = None):
-    """Re-verify a certificate with the independent checker (no z3, no search code); a :class:`CheckReport`."""
+def check(cert: Certificate, network: Network | None = None, *, progress: bool = False):
+    """Re-verify a certificate with the independent checker (no z3, no search code); a :class:`CheckReport`.
+
+    ``progress`` names the phase on a terminal (the checker itself shows nothing).
+    """
     from reluid.checker.check import check_certificate
 
-    return check_certificate(cert, network)
+    if not progress:
+        return check_certificate(cert, network)
+    from reluid.analysis.progress import phases
+
+    with phases(True) as phase:
+        phase("re-verification by the independent checker")
+        return check_certificate(cert, network)
 
 
 # ---------------------------------------------------------------------------

@@ -45,7 +45,7 @@ def run(args, stdout, stderr) -> int:
     if args.check:
         need = check_estimate(cert)
         if budget.fits(need):
-            report = check(cert, net)
+            report = check(cert, net, progress=args.progress)
         else:
             print(f"reluid certify: the time budget leaves {budget.left():.1f} s, less than the check needs "
                   f"(about {need:.1f} s): the certificate is not re-verified here; run reluid check", file=stderr)
