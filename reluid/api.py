@@ -17,6 +17,7 @@ checker (:mod:`reluid.checker`) → reports (:mod:`reluid.report`).
 from __future__ import annotations
 
 import sys
+import time
 
 from reluid.certificates.schema import Certificate
 from reluid.errors import InvalidArgument
@@ -187,7 +188,8 @@ def write_certificate(cert: Certificate, path) -> None:
 # verdicts
 # ---------------------------------------------------------------------------
 
-def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, progress=False):
+def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, progress=False,
+           budget=None):
     """The hidden-symmetry decision as a frozen result, before it becomes a certificate.
 
     No hidden layer: the affine map determines its parameters
@@ -197,9 +199,14 @@ def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 
     Two or more: :func:`reluid.analysis.deep.decide.decide_deep` (for two hidden
     layers the theorem of docs/mathematics.md §8 first, then mechanism detection;
     a :class:`~reluid.analysis.deep.decide.DeepDecision`; ``no-hidden-symmetries``
-    only by that theorem).
+    only by that theorem).  ``budget`` (a :class:`reluid.budget.Budget`) bounds
+    every phase; by default one of ``timeout`` seconds.
     """
+    from reluid.budget import Budget
+
     net = _network(net)
+    if budget is None:
+        budget = Budget(timeout)
     with _Tracking(progress):   # the analyses report their phases to the active tracker
         if net.depth == 1:
             from reluid.analysis.shallow.decide import decide_affine
@@ -208,14 +215,38 @@ def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 
         if net.is_shallow:
             from reluid.analysis.shallow.decide import decide as _decide
 
-            return _decide(net.shallow(), timeout=timeout, seed=seed, paper_condition=True)
+            left = budget.left()
+            return _decide(net.shallow(), timeout=None if left == float("inf") else max(0.05, left), seed=seed,
+                           paper_condition=True)
         from reluid.analysis.deep.decide import decide_deep
 
-        return decide_deep(net, timeout=float("inf") if timeout is None else timeout, seed=seed)
+        return decide_deep(net, timeout=float("inf") if timeout is None else timeout, seed=seed, budget=budget)
+
+
+#: Shallow networks: local identifiability is attempted when its estimated cost is at most this many
+#: seconds (and fits in the budget); the verdict there comes from the exact decision.
+SHALLOW_LOCAL_IDENTIFIABILITY_S = 2.0
+
+
+def _shallow_fundim(net: Network, budget, seed: int):
+    """The functional dimension of a shallow network, for its local-identifiability claim (or None, and why not)."""
+    from reluid.analysis.deep.fundim import estimate_seconds, functional_dimension
+
+    if any(a < 1 for a in net.architecture):
+        return None, None                                 # no hidden neurons: nothing to say locally
+    est = estimate_seconds(net.architecture)
+    cap = min(SHALLOW_LOCAL_IDENTIFIABILITY_S, 0.5 * budget.left())
+    if est > cap:
+        return None, (f"local identifiability not attempted: its rank computation is estimated at {est:.0f} s, more "
+                      f"than the {cap:.1f} s given to side properties of shallow networks")
+    fd = functional_dimension(net, seed=seed, deadline=time.monotonic() + cap)
+    if not fd.complete:
+        return fd, f"local identifiability not established within {cap:.1f} s (rank {fd.rank} of D - N so far)"
+    return fd, None
 
 
 def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0, embed: bool | None = None,
-            progress=False) -> Certificate:
+            progress=False, budget=None) -> Certificate:
     """Decide whether ``net`` has hidden symmetries and return a certificate.
 
     Parameters
@@ -225,7 +256,8 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
         with their defaults (call those yourself for ``input_shape`` or
         ``batchnorm="float32"``).
     timeout : float or None
-        Seconds for searches; running out gives an ``unknown`` verdict.
+        Seconds for the whole computation (every phase); running out gives an
+        ``unknown`` verdict that says what was done and what was left.
     seed : int
         Seed recorded in the certificate.
     embed : bool or None
@@ -234,6 +266,8 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
     progress : bool or progress_bar()
         Show one progress bar across the phases (True: a bar of its own, on
         a terminal); a :func:`progress_bar` passed in is advanced, not closed.
+    budget : reluid.budget.Budget, optional
+        A time budget shared with the caller (instead of ``timeout``).
 
     Examples
     --------
@@ -241,18 +275,33 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
     >>> cert.verdict.value, check(cert).valid
     ('no-hidden-symmetries', True)
     """
+    from reluid.budget import Budget
     from reluid.certificates.build import certificate_from_decision, certificate_from_deep_decision
 
+    from reluid.analysis.progress import phases
+
     net = _network(net)
-    steps = (["decide", "certificate"] if net.depth <= 2 else
-             ["mechanism detection", "witness construction", "functional dimension", "certificate"])
+    if budget is None:
+        budget = Budget(timeout)
+    if net.depth <= 2:
+        steps = ["decide", "local identifiability", "certificate"] if net.depth == 2 else ["decide", "certificate"]
+    else:
+        steps = ["two hidden layers (docs/mathematics.md §8)"] if len(net.hidden_widths) == 2 else []
+        steps += ["mechanism detection", "witness construction", "functional dimension", "certificate"]
     with _Tracking(progress) as bar, bar.stage("", steps):
         bar.step(steps[0])
-        d = decide(net, timeout=timeout, seed=seed)
-        bar.step("certificate")
-        if net.depth <= 2:
-            return certificate_from_decision(net, d, embed=embed, timeout=timeout, seed=seed)
-        return certificate_from_deep_decision(d, embed=embed)
+        d = decide(net, timeout=timeout, seed=seed, budget=budget)
+        with phases(False, budget) as phase:
+            if net.depth <= 2:
+                fd, note = None, None
+                if net.depth == 2:
+                    phase("local identifiability")
+                    fd, note = _shallow_fundim(net, budget, seed)
+                phase("certificate")
+                return certificate_from_decision(net, d, embed=embed, timeout=timeout, seed=seed, fundim=fd,
+                                                 fundim_note=note)
+            phase("certificate")
+            return certificate_from_deep_decision(d, embed=embed)
 
 
 def check(cert: Certificate, network: Network | None = None, *, work_limit: int | None = None, progress=False):
@@ -261,13 +310,14 @@ def check(cert: Certificate, network: Network | None = None, *, work_limit: int 
     ``work_limit`` bounds the checker's work over the whole certificate (default
     ``reluid.checker.registry.WORK_LIMIT`` steps); a claim past it is reported as
     not re-verified.  ``progress`` as for :func:`certify` (the checker itself
-    reports nothing: the bar shows one step, "check").
+    reports nothing: the bar shows one step, "re-verification by the independent checker").
     """
     from reluid.checker.check import check_certificate
     from reluid.checker.registry import WORK_LIMIT
 
-    with _Tracking(progress) as bar, bar.stage("", ["check"]):
-        bar.step("check")
+    step = "re-verification by the independent checker"
+    with _Tracking(progress) as bar, bar.stage("", [step]):
+        bar.step(step)
         return check_certificate(cert, network, work_limit=WORK_LIMIT if work_limit is None else work_limit)
 
 

@@ -17,8 +17,10 @@ the innermost stage moves there; any other phase is shown as the detail of the
 current step, its fraction placing the bar inside that step.  The position
 never moves back.  Progress never affects a result.
 
-:func:`phases` is the older interface (``phase(name)`` for each phase of a
-computation); its phases are reports like any other.
+:func:`phases` is the older interface: ``phase(name, detail=None)`` for each
+phase of a computation and ``phase.detail(text)`` for what a long phase is
+doing (``functional dimension: rank 2912/3754, 7 activation regions``), with
+the time budget left when one is given; its phases are reports like any other.
 """
 
 from __future__ import annotations
@@ -234,14 +236,39 @@ def progress_bar(enabled: bool, *, stream=None, force: bool = False) -> Tracker:
     return Tracker()
 
 
+class _Phase:
+    """The ``phase`` of :func:`phases`: ``phase(name, detail=None)`` and ``phase.detail(text)``."""
+
+    def __init__(self, budget):
+        self.budget = budget
+        self.name = ""
+
+    def _extra(self, detail: str | None) -> str:
+        parts = [detail] if detail else []
+        if self.budget is not None and self.budget.seconds is not None:
+            parts.append(f"{self.budget.left():.0f} s of the time budget left")
+        return ", ".join(parts)
+
+    def __call__(self, name: str, detail: str | None = None) -> None:
+        self.name = name
+        report(name)
+        extra = self._extra(detail)
+        if extra:
+            report(f"{name}: {extra}")
+
+    def detail(self, text: str) -> None:
+        report(f"{self.name}: {self._extra(text)}" if self.name else self._extra(text))
+
+
 @contextlib.contextmanager
-def phases(enabled: bool):
+def phases(enabled: bool, budget=None):
     """``phase(name)`` reports each phase; with ``enabled`` and no tracker active, a bar of its own shows them."""
     own = progress_bar(True) if enabled and current() is None else None
     if own is not None:
         own.__enter__()
+    phase = _Phase(budget)
     try:
-        yield report
+        yield phase
     finally:
         if own is not None:
             own.__exit__(None, None, None)

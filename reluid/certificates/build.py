@@ -18,7 +18,7 @@ from reluid.model.rational import format_rational
 from reluid.verdicts import Outcome, Verdict
 
 __all__ = ["certificate_from_decision", "certificate_from_deep_decision", "flip_claim", "paper_condition_claim",
-           "producer_info", "two_layer_evidence", "EMBED_MAX_PARAMS", "FLIP_CHECK_PRIME"]
+           "fundim_claims", "producer_info", "two_layer_evidence", "EMBED_MAX_PARAMS", "FLIP_CHECK_PRIME"]
 
 EMBED_MAX_PARAMS = 20_000
 
@@ -106,12 +106,16 @@ def _embed(net: Network, embed: bool | None) -> bool:
 
 
 def certificate_from_decision(net: Network, decision, *, embed: bool | None = None, timeout=None,
-                              seed=0) -> Certificate:
+                              seed=0, fundim=None, fundim_note: str | None = None) -> Certificate:
     """Build the certificate for a shallow :class:`~reluid.analysis.shallow.decide.Decision`.
 
     ``embed=None`` embeds the network when it has at most ``EMBED_MAX_PARAMS``
     parameters; larger certificates name it by hash and are checked with
-    ``reluid check CERT --network NET``.
+    ``reluid check CERT --network NET``.  ``fundim`` (a
+    :class:`~reluid.analysis.deep.fundim.FunDimResult`) adds the functional
+    dimension and, when its rank is D - N, the local-identifiability property
+    (information claims: the verdict never rests on them); ``fundim_note`` says
+    why it was not computed.
     """
     theta = decision.theta
     claims: list[Claim] = []
@@ -159,8 +163,10 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
                              "flip_sets": [sorted(F) for F in decision.fibre.flip_sets]}, role="information"))
     if decision.paper_condition is not None:
         claims.append(paper_condition_claim(decision.paper_condition, theta.n))
+    if fundim is not None and fundim.points:
+        claims.extend(fundim_claims(fundim))
     producer = producer_info(seed=seed, timeout_s=str(timeout) if timeout is not None else None,
-                             stratum=st, fibre_orbits=decision.fibre_orbits)
+                             stratum=st, fibre_orbits=decision.fibre_orbits, local_identifiability=fundim_note)
     return Certificate(verdict=v, network_sha256=net.sha256(), architecture=net.architecture,
                        claims=tuple(claims), network=net if _embed(net, embed) else None, witness=witness,
                        reason=decision.reason, producer=producer, assumption=net.assumption)
@@ -172,6 +178,50 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
 
 def _points(pts) -> list:
     return [[format_rational(v) for v in x] for x in pts]
+
+
+REF_FUNDIM = ("Grigsby, Lindsey, Meyerhoff, Wu 2022 (functional dimension); Grigsby, Lindsey, Rolnick 2023, "
+              "Definition F.2, Lemma F.6; docs/mathematics.md §6 (Lemma R: region rows)")
+REF_LOCAL = ("docs/mathematics.md §6, Theorem A1 (a special case of Bona-Pellissier, Bachoc, Malgouyres 2022, "
+             "Theorem 9, as read in a submission version)")
+
+
+def _fundim_evidence(fd) -> dict:
+    return {"prime": fd.prime, "rank": fd.rank, "upper_bound": fd.upper_bound, "n_params": fd.n_params,
+            "points": _points(fd.points), "pivots": [list(t) for t in fd.pivots],
+            "rows": [list(t) for t in fd.rows]}
+
+
+def fundim_claims(fd) -> list[Claim]:
+    """The functional-dimension claim of a :class:`~reluid.analysis.deep.fundim.FunDimResult`, and the
+    local-identifiability claim when its rank is D - N (both information: no verdict rests on them)."""
+    n = len(fd.points)
+    if fd.certified:
+        st = (f"dim_fun(θ) = {fd.rank} = U (certified): the Jacobian of θ ↦ (F_θ(z))_z at generic points of the "
+              f"activation regions of {n} listed points has rank {fd.rank} modulo {fd.prime}")
+    elif fd.complete:
+        st = (f"dim_fun(θ) >= {fd.rank} (certified lower bound); upper bound U = {fd.upper_bound}, gap {fd.gap}: "
+              f"the rank stayed below U at every point tried ({fd.n_sampled} points, {fd.n_regions} activation "
+              "regions), which is evidence of a positive-dimensional fibre near θ, that is of hidden symmetries "
+              "arbitrarily close to θ (Grigsby, Lindsey, Rolnick 2023, Lemma F.6), not a verdict")
+    else:
+        st = (f"dim_fun(θ) >= {fd.rank} (certified lower bound; the computation stopped at the time budget); upper "
+              f"bound U = {fd.upper_bound}")
+    claims = [Claim(id="fundim", kind=ClaimKind.FUNCTIONAL_DIMENSION, statement=st, reference=REF_FUNDIM,
+                    evidence=_fundim_evidence(fd), role="information")]
+    if fd.full_rank:
+        ev = _fundim_evidence(fd)
+        ev["hypotheses"] = ("every listed point is generic (no hidden pre-activation is 0); the Jacobian rank is "
+                            "D - N; no hidden neuron has a zero incoming row and bias")
+        claims.append(Claim(
+            id="local-identifiability", kind=ClaimKind.LOCAL_IDENTIFIABILITY,
+            statement=("θ is locally identifiable: there is a neighbourhood of θ, invariant under positive "
+                       "rescalings, in which every parameter computing the same function as θ (indeed agreeing "
+                       "with it on finitely many generic points near the listed ones) is a positive rescaling of "
+                       "θ, with the same neuron order. This is a statement about parameters near θ only: it does "
+                       "not exclude hidden symmetries far from θ"),
+            reference=REF_LOCAL, evidence=ev, role="information"))
+    return claims
 
 
 def _premise_claim(m, cid: str) -> Claim:
@@ -211,16 +261,8 @@ def _deep_information_claims(report, fd) -> list[Claim]:
                        "vec(W^{l+1}[:, i] W^l[i, :]) are linearly independent"),
             reference="Grigsby, Lindsey, Rolnick 2023, Section 5, mechanism (iv); flip sets (Ramakrishnan 2026)",
             evidence={"layers": list(report.no_flip_layers), "prime": FLIP_CHECK_PRIME}, role="information"))
-    if fd is not None:
-        st = (f"dim_fun(θ) = {fd.rank} = U (certified)" if fd.certified else
-              f"dim_fun(θ) >= {fd.rank} (certified); upper bound U = {fd.upper_bound}, gap {fd.gap}")
-        claims.append(Claim(
-            id="fundim", kind=ClaimKind.FUNCTIONAL_DIMENSION, statement=st,
-            reference="Grigsby, Lindsey, Meyerhoff, Wu 2022 (functional dimension); Grigsby, Lindsey, Rolnick 2023, "
-                      "Definition F.2, Lemma F.6",
-            evidence={"prime": fd.prime, "rank": fd.rank, "upper_bound": fd.upper_bound, "n_params": fd.n_params,
-                      "points": _points(fd.points)},
-            role="information"))
+    if fd is not None and fd.points:
+        claims.extend(fundim_claims(fd))
     return claims
 
 
@@ -312,6 +354,10 @@ def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Ce
     producer = {"reluid": __version__, "analysis": "reluid.analysis.deep", "seed": decision.seed,
                 "timeout_s": str(decision.timeout), "prover_mode": decision.prover_mode,
                 "prover_queries": report.prover_queries}
+    if getattr(decision, "budget_note", None):
+        producer["time_budget"] = decision.budget_note
+    if getattr(decision, "phase_seconds", ()):
+        producer["phase_ms"] = {name: int(1000 * sec) for name, sec in decision.phase_seconds}
     embedded = net if _embed(net, embed) else None
     theorem = getattr(decision, "theorem", None)
     if theorem is not None and decision.verdict is not Verdict.UNKNOWN and decision.mechanism is None:

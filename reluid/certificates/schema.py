@@ -69,6 +69,7 @@ class ClaimKind(enum.StrEnum):
     DEEP_ACTIVITY = "deep-activity-witnesses"
     DEEP_NO_LAYER_FLIP = "deep-no-layer-flip"
     FUNCTIONAL_DIMENSION = "functional-dimension"
+    LOCAL_IDENTIFIABILITY = "local-identifiability"
     FIBRE_ORBITS = "fibre-orbits"
     DEEP_TWO_LAYER_HYPOTHESES = "deep-two-layer-hypotheses"
     DEEP_LAYER_NO_FLIP_SET = "deep-layer-no-flip-set"

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from reluid.certificates.schema import Certificate, ClaimKind
 from reluid.checker import deep as _deep
 from reluid.checker import flipsets as _flipsets  # noqa: F401  (registers its verifiers)
+from reluid.checker import fundim as _fundim  # noqa: F401
 from reluid.checker import patterns as _patterns  # noqa: F401
 from reluid.checker import shallow as _shallow
 from reluid.checker import two_layers as _two_layers  # noqa: F401  (registers its verifiers)

@@ -23,10 +23,9 @@ Premises
     :mod:`reluid.checker.check` then asks for a verified premise about
     exactly the neurons :func:`construction` found.
 Side facts
-    activity witnesses (exact pre-activations at listed points), full rank of
-    the layer-flip vectors modulo a prime, and the functional dimension
-    (smoothness of the listed points and the rank of the exact Jacobian
-    modulo a prime).
+    activity witnesses (exact pre-activations at listed points) and full rank
+    of the layer-flip vectors modulo a prime.  The functional dimension and
+    local identifiability are verified by :mod:`reluid.checker.fundim`.
 
 References: Grigsby, Lindsey, Rolnick 2023 (Section 5 mechanisms, Definition
 F.2, Lemma F.6); Grigsby, Lindsey, Meyerhoff, Wu 2022 (functional dimension).
@@ -678,10 +677,11 @@ def verify_no_layer_flip(evidence, ctx: Context) -> str:
     layers = _ints(ctx, evidence, "layers")
     for l in layers:
         n = _hidden_layer(ctx, net, l)
-        Wl, Wn = net.layers[l - 1].weight, net.layers[l].weight
-        rows = [[_residue(Wn[o][i] * Wl[i][k], p, ctx) for i in range(n)]
-                for o in range(len(Wn)) for k in range(net.layers[l - 1].n_in)]
-        if flint.nmod_mat(len(rows), n, [v for r in rows for v in r], p).rank() != n:
+        Wl = [[_residue(x, p, ctx) for x in row] for row in net.layers[l - 1].weight]
+        Wn = [[_residue(x, p, ctx) for x in row] for row in net.layers[l].weight]
+        n_in = net.layers[l - 1].n_in          # entry (o, k) of vector i is W^{l+1}[o, i] W^l[i, k], mod p
+        entries = [Wn[o][i] * Wl[i][k] % p for o in range(len(Wn)) for k in range(n_in) for i in range(n)]
+        if flint.nmod_mat(len(Wn) * n_in, n, entries, p).rank() != n:
             fail(ctx, f"the layer-flip vectors of hidden layer {l} are dependent modulo {p}")
     return f"no layer flip set in hidden layers {list(layers)}: full rank modulo {p} (recomputed)"
 
@@ -712,39 +712,3 @@ def jacobian_rows(net: Network, x) -> tuple[list[list[Fraction]], bool]:
                          else Fraction(0) for k in range(L.n_in)]
         rows.append([v for g in reversed(grads) for v in g])
     return rows, smooth
-
-
-def _upper_bound(arch) -> int:
-    D = sum(arch[l + 1] * (arch[l] + 1) for l in range(len(arch) - 1))
-    U = D - sum(arch[1:-1])
-    k = arch[-1]
-    if all(a == 1 for a in arch[:-1]) and len(arch) >= 3:
-        U = min(U, 2 * k + 2)  # width-one chains compute clipped ramps
-    return U
-
-
-@verifies(ClaimKind.FUNCTIONAL_DIMENSION)
-def verify_functional_dimension(evidence, ctx: Context) -> str:
-    """rank_p of the exact Jacobian at the listed parametrically smooth points is >= the claimed rank."""
-    net = ctx.network
-    p = _prime(ctx, evidence)
-    r = _int(ctx, evidence, "rank")
-    U = _upper_bound(net.architecture)
-    if _int(ctx, evidence, "upper_bound") != U:
-        fail(ctx, f"the upper bound is {U}, not {evidence['upper_bound']}")
-    if _int(ctx, evidence, "n_params") != net.n_params:
-        fail(ctx, f"the network has {net.n_params} parameters")
-    if r > U:
-        fail(ctx, f"claimed rank {r} exceeds the upper bound {U}")
-    pts = _points(ctx, evidence, "points", net.input_dim)
-    rows = []
-    for x in pts:
-        jac, smooth = jacobian_rows(net, x)
-        if not smooth:
-            fail(ctx, f"point {[str(v) for v in x]} is not parametrically smooth (a pre-activation is 0)")
-        rows.extend([_residue(v, p, ctx) for v in row] for row in jac)
-    got = flint.nmod_mat(len(rows), net.n_params, [v for rw in rows for v in rw], p).rank() if rows else 0
-    if got < r:
-        fail(ctx, f"the Jacobian at the listed points has rank {got} modulo {p}, less than the claimed {r}")
-    tail = f"dim_fun = U = {U} (certified)" if got >= U else f"dim_fun >= {got}, U = {U}"
-    return f"{len(pts)} smooth points, Jacobian rank {got} modulo {p}: {tail} (recomputed)"

@@ -18,7 +18,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="CERT.json", help="write the certificate here")
     p.add_argument("--format", choices=["text", "md", "html", "json", "junit"], default="text",
                    help="report format on stdout (default: text)")
-    p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S", help="time budget in seconds (default 60)")
+    p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
+                   help="time budget in seconds for the whole command, every phase included (default 60); when it "
+                        "runs out the verdict is unknown and says what was done and what was left")
     p.add_argument("--seed", type=int, default=0, help="seed for solvers and sampling (default 0)")
     p.add_argument("--progress", action="store_true",
                    help="show one progress bar across every phase on stderr (needs rich; off when stderr is not a "
@@ -33,16 +35,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args, stdout, stderr) -> int:
     from reluid.api import certify, check, progress_bar
+    from reluid.budget import Budget
     from reluid.report import AuditEntry, generate_junit, generate_report
     from reluid.report.certificate import summary_line
 
+    budget = Budget(args.timeout)
     with progress_bar(args.progress, stream=stderr) as bar, bar.stage("", ["read", "certify", "check"]):
         bar.step("read")
         net = load_network(args.network, args)
         bar.step("certify")
-        cert = certify(net, timeout=args.timeout, seed=args.seed, embed=args.embed, progress=bar)
+        cert = certify(net, timeout=args.timeout, seed=args.seed, embed=args.embed, progress=bar, budget=budget)
         bar.step("check")
-        report = check(cert, net, progress=bar) if args.check else None
+        report = None
+        if args.check:
+            need = check_estimate(cert)
+            if budget.fits(need):
+                report = check(cert, net, progress=bar)
+            else:
+                print(f"reluid certify: the time budget leaves {budget.left():.1f} s, less than the check needs "
+                      f"(about {need:.1f} s): the certificate is not re-verified here; run reluid check",
+                      file=stderr)
     if args.output:
         write_text(args.output, generate_report(cert, "json"))
     if args.format == "junit":
@@ -55,3 +67,10 @@ def run(args, stdout, stderr) -> int:
               "no verdict", file=stderr)
         return 3
     return cert.verdict.exit_code
+
+
+def check_estimate(cert) -> float:
+    """Seconds the checker is expected to need: about half the functional-dimension time, plus a little."""
+    ms = cert.producer.get("phase_ms") or {}
+    fundim = ms.get("functional dimension", 0) / 1000.0 if hasattr(ms, "get") else 0.0
+    return 0.2 + 0.6 * fundim

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from reluid.cli.common import add_input_options, load_network, positive_int, write_text
+from reluid.cli.common import add_input_options, load_network, positive_float, positive_int, write_text
 
 NAME = "fundim"
 HELP = "certified functional dimension (exact Jacobian rank modulo a prime)"
@@ -22,7 +22,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("network", metavar="NET",
                    help="network file (.json, .npz, .onnx, .safetensors; see README, File formats)")
     p.add_argument("--points", type=positive_int, default=None, metavar="N",
-                   help="number of Gaussian sample points (default 100 × U)")
+                   help="the most Gaussian sample points (default 100 × U; drawn in growing batches, stopping at U)")
+    p.add_argument("--timeout", type=positive_float, default=None, metavar="S",
+                   help="time budget in seconds: the rank found by then is reported (a certified lower bound), "
+                        "with an estimate of the time the rest would need")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--exact", action="store_true",
                    help="find every activation pattern exactly (slower; witness points are always checked exactly)")
@@ -40,6 +43,9 @@ def run(args, stdout, stderr) -> int:
     from reluid.api import functional_dimension, progress_bar
     from reluid.report.fundim import generate_fundim_json, generate_fundim_text
 
+    import time
+
+    start = time.monotonic()
     with progress_bar(args.progress, stream=stderr) as bar, bar.stage("", ["read", "functional dimension"]):
         bar.step("read")
         net = load_network(args.network, args)
@@ -55,8 +61,9 @@ def run(args, stdout, stderr) -> int:
             if args.json:
                 write_text(args.json, json.dumps(cells_fundim_dict(c), indent=1) + "\n")
             return 0 if c.exact and c.certified else 3
+        deadline = None if args.timeout is None else start + args.timeout
         r = functional_dimension(net, points=args.points, seed=args.seed, method="exact" if args.exact else "auto",
-                                 progress=bar)
+                                 deadline=deadline, progress=bar)
     stdout.write(generate_fundim_text(r, args.network))
     if args.json:
         write_text(args.json, generate_fundim_json(r))

@@ -122,6 +122,7 @@ class CertificateView:
     conclusion: str
     links: tuple = ()           # (label, relative href) pairs: the certificate, the other renderings
     producer: dict = field(default_factory=dict)
+    properties: tuple = ()      # weaker certified properties (local identifiability), never a verdict
 
     @property
     def n_params(self) -> int | None:
@@ -336,6 +337,40 @@ def _witness_view(w) -> WitnessView:
     return WitnessView(w.mechanism, tuple(details), w.network)
 
 
+LOCAL_CAVEAT = ("a statement about parameters near θ only: it does not exclude hidden symmetries far from θ, "
+                "and it is not the verdict \"no hidden symmetries\"")
+
+
+def _property_lines(cert: Certificate, check) -> list[str]:
+    """Weaker properties, each under its own name with the checker's status (never a verdict)."""
+    lines = []
+    li = [c for c in cert.claims if c.kind == ClaimKind.LOCAL_IDENTIFIABILITY]
+    fd = [c for c in cert.claims if c.kind == ClaimKind.FUNCTIONAL_DIMENSION]
+    for c in li:
+        lines.append(f"Locally identifiable: yes ({_status(check, c)}). Near θ every parameter computing the same "
+                     f"function is a positive rescaling of θ (Theorem A1, docs/mathematics.md §6). This is "
+                     f"{LOCAL_CAVEAT}.")
+    if not li and fd:
+        ev = fd[0].evidence
+        rank, U = ev.get("rank"), ev.get("upper_bound")
+        if isinstance(rank, int) and isinstance(U, int):
+            if rank < U:
+                lines.append(f"Locally identifiable: not established ({_status(check, fd[0])}): the certified "
+                             f"Jacobian rank is {rank} < U = {U}. When the rank stays below U at every point tried, "
+                             "that is evidence of a positive-dimensional fibre near θ (hidden symmetries arbitrarily "
+                             "close to θ; Grigsby, Lindsey, Rolnick 2023, Lemma F.6), not a verdict.")
+            else:
+                lines.append(f"Locally identifiable: not established: dim_fun = U = {U} ({_status(check, fd[0])}) "
+                             "is below D - N, the rank Theorem A1 needs.")
+    note = cert.producer.get("local_identifiability") if hasattr(cert.producer, "get") else None
+    if not li and not fd and note:
+        lines.append(f"Locally identifiable: {note}.")
+    tb = cert.producer.get("time_budget") if hasattr(cert.producer, "get") else None
+    if tb:
+        lines.append(f"Time budget: {tb}.")
+    return lines
+
+
 def certificate_view(cert: Certificate, network: Network | None = None, title: str | None = None, check=None,
                      links=()) -> CertificateView:
     """The section model of one certificate.
@@ -358,7 +393,8 @@ def certificate_view(cert: Certificate, network: Network | None = None, title: s
         assumption=cert.assumption, reason=reason_sentences(cert.reason), network=net,
         network_lines=tuple(_network_lines(net)) if net is not None else (), claims=tuple(claims),
         witness=_witness_view(cert.witness) if cert.witness is not None else None,
-        conclusion=CONCLUSION[cert.verdict], links=tuple(links), producer=dict(cert.producer))
+        conclusion=CONCLUSION[cert.verdict], links=tuple(links), producer=dict(cert.producer),
+        properties=tuple(_property_lines(cert, check)))
 
 
 # ---------------------------------------------------------------------------
@@ -393,6 +429,8 @@ def _sections(v: CertificateView, md: bool = False):
         claim_lines.extend(p.text for p in c.evidence)
     if claim_lines:
         secs.append(("Claims", claim_lines))
+    if v.properties:
+        secs.append(("Properties", list(v.properties)))
     if v.witness is not None:
         w = v.witness
         lines = [f"Mechanism: {w.mechanism}."]
@@ -497,6 +535,8 @@ def relative_link(target, start_dir) -> str:
 def summary_line(cert: Certificate) -> str:
     """One line: verdict, mechanism or evidence, reason and assumption (audit output and JUnit messages)."""
     s = short_summary(cert, reason=False)
+    if any(c.kind == ClaimKind.LOCAL_IDENTIFIABILITY for c in cert.claims):
+        s += " (locally identifiable: near θ only)"
     if cert.reason:
         s += f": {cert.reason}"
     if cert.assumption:

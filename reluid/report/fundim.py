@@ -17,8 +17,11 @@ def fundim_dict(r) -> dict:
             "upper_bound": r.upper_bound, "upper_bound_reason": r.upper_bound_reason, "rank": r.rank,
             "certified_equal_upper_bound": r.certified, "prime": r.prime, "seed": r.seed, "method": r.method,
             "n_sampled": r.n_sampled, "n_smooth": r.n_smooth, "n_regions": r.n_regions, "n_rows": r.n_rows,
-            "stopped_early": r.stopped_early,
-            "points": [[format_rational(v) for v in x] for x in r.points]}
+            "stopped_early": r.stopped_early, "stop_reason": r.stop_reason,
+            "estimate_s": None if r.estimate_s is None else round(r.estimate_s, 1),
+            "locally_identifiable": r.full_rank,
+            "points": [[format_rational(v) for v in x] for x in r.points],
+            "pivots": [list(t) for t in r.pivots], "rows": [list(t) for t in r.rows]}
 
 
 def generate_fundim_json(r) -> str:
@@ -26,7 +29,12 @@ def generate_fundim_json(r) -> str:
 
 
 def generate_fundim_text(r, name: str) -> str:
-    return f"{name}: {r.describe()}\n"
+    text = f"{name}: {r.describe()}\n"
+    if r.full_rank:
+        text += (f"{name}: locally identifiable (Theorem A1, docs/mathematics.md §6): near θ every parameter with "
+                 "the same function is a positive rescaling of θ; this does not exclude hidden symmetries far "
+                 "from θ\n")
+    return text
 
 
 def cells_fundim_dict(r) -> dict:

@@ -475,6 +475,10 @@ def generate_page(view: CertificateView, *, index_href: str | None = None) -> st
                          f'<p class="ref">{_e(c.reference)}</p></li>')
         body.append('<section class="card" id="claims"><h2>Proof</h2><ol class="proof">' + "".join(items)
                     + "</ol></section>")
+    if v.properties:
+        body.append('<section class="card" id="properties"><h2>Properties</h2>'
+                    '<p class="note">Weaker properties, each under its own name; none of them is a verdict.</p>'
+                    + "".join(f"<p>{_para(t)}</p>" for t in v.properties) + "</section>")
     if v.witness is not None and v.network is not None:
         w = v.witness
         det = "".join(f"<dt>{_e(k)}</dt><dd>{_para(p)}</dd>" for k, p in w.details)

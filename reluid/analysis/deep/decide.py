@@ -12,7 +12,13 @@ therefore answers one of two ways:
 * ``unknown`` otherwise, with a reason stating what was checked and the
   certified functional dimension (Grigsby, Lindsey, Rolnick 2023, Lemma F.6:
   dim_fun < U is evidence of hidden symmetries, dim_fun = U is consistent with
-  having none, neither is a proof).
+  having none, neither is a proof), and, when the rank is D - N, that θ is
+  locally identifiable (Theorem A1, docs/mathematics.md §6), which says nothing
+  about parameters far from θ.
+
+Every phase runs inside one :class:`~reluid.budget.Budget`; when it runs out the
+verdict is ``unknown`` and :attr:`DeepDecision.budget_note` says what was done
+and what was left.
 
 For two hidden layers (input dimension >= 2) it first decides the hypotheses of
 docs/mathematics.md §8 (:mod:`reluid.analysis.deep.two_layers`).  When they hold, the
@@ -28,6 +34,7 @@ The result is a frozen :class:`DeepDecision`;
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -37,6 +44,7 @@ from reluid.analysis.deep.mechanisms import (ALWAYS_ACTIVE, Activity, Mechanism,
 from reluid.analysis.deep.two_layers import TwoLayerResult, analyse_two_layers
 from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.progress import phases
+from reluid.budget import Budget
 from reluid.model.network import Network
 from reluid.verdicts import Verdict
 
@@ -72,6 +80,10 @@ class DeepDecision:
     theorem : TwoLayerResult or None
         The checks of docs/mathematics.md §8 (two hidden layers).  When the verdict rests on
         them, ``mechanism`` is None and ``witness`` is θ^{F1,F2} (hidden symmetry).
+    budget_note : str or None
+        When the time budget ran out: which phases were done and what was left.
+    phase_seconds : tuple of (str, float)
+        Seconds spent in each phase (informational).
     """
 
     verdict: Verdict
@@ -87,6 +99,8 @@ class DeepDecision:
     timeout: float | None = None
     prover_mode: str = "auto"
     theorem: TwoLayerResult | None = None
+    budget_note: str | None = None
+    phase_seconds: tuple[tuple[str, float], ...] = ()
 
 
 def agreement_inputs(n0: int, seed: int, count: int) -> tuple[tuple[Fraction, ...], ...]:
@@ -114,7 +128,7 @@ def _witness_for(net: Network, m: Mechanism, inputs) -> tuple[Network, Fraction]
 
 def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: str = "auto",
                 samples: int = 16, fundim: bool = True, fundim_points: int | None = None,
-                progress: bool = False) -> DeepDecision:
+                progress: bool = False, budget: Budget | None = None) -> DeepDecision:
     """Find a certified hidden symmetry of a network with >= 2 hidden layers, or say what is known.
 
     Parameters
@@ -123,7 +137,8 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: s
         At least two hidden layers (shallow networks belong to
         ``reluid.analysis.shallow``).
     timeout : float, keyword-only
-        Seconds for the Farkas-tree prover, all premise questions together.
+        Seconds for the whole decision (every phase, the Farkas-tree prover's premise
+        questions included), unless ``budget`` is given.
     seed : int, keyword-only
         Seeds probes, agreement inputs and the functional-dimension sample.
     prover : {"auto", "always", "never"}, keyword-only
@@ -133,9 +148,15 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: s
     fundim : bool, keyword-only
         Compute the certified functional dimension (always done for ``unknown``).
     fundim_points : int, optional, keyword-only
-        Sample size for it (default 100 U).
+        The most sample points for it (default 100 U; the computation stops at U).
     progress : bool, keyword-only
         Show which phase is running (when rich is installed and stderr is a terminal).
+    budget : Budget, optional, keyword-only
+        The time budget shared with the caller (``reluid certify --timeout``): mechanism
+        detection, witness construction and the functional dimension all stop when it
+        runs out, and the result says what was done and what was left.  The
+        functional dimension leaves about a quarter of what is left for the
+        certificate and its check.
 
     Returns
     -------
@@ -156,34 +177,44 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: s
     ('hidden-symmetry', 'dead-neuron')
     """
     check_deep(net)
-    with phases(progress) as phase:
+    if budget is None:
+        budget = Budget(timeout if timeout and timeout != float("inf") else None)
+    with phases(progress, budget) as phase:
         theorem = None
         if len(net.hidden_widths) == 2:
             phase("two hidden layers (docs/mathematics.md §8)")
-            theorem = analyse_two_layers(net, timeout=timeout)
+            theorem = analyse_two_layers(net, timeout=min(timeout, budget.left()))
             if theorem.verdict is not Verdict.UNKNOWN:
                 got = _by_theorem(net, theorem, timeout=timeout, seed=seed, prover=prover, samples=samples,
-                                  fundim=fundim, fundim_points=fundim_points, phase=phase)
+                                  fundim=fundim, fundim_points=fundim_points, phase=phase, budget=budget)
                 if got is not None:
                     return got
+        spent = []
+        t = time.monotonic()
         phase("mechanism detection")
-        report = detect_mechanisms(net, timeout=timeout, seed=seed, prover=prover)
-        phase("witness construction")
+        report = detect_mechanisms(net, timeout=min(timeout, budget.left()), seed=seed, prover=prover,
+                                   deadline=budget.start + 0.6 * budget.seconds if budget.seconds else None)
+        spent.append(("mechanism detection", time.monotonic() - t))
         return _decide(net, report, timeout=timeout, seed=seed, prover=prover, samples=samples, fundim=fundim,
-                       fundim_points=fundim_points, phase=phase, theorem=theorem)
+                       fundim_points=fundim_points, phase=phase, budget=budget, spent=spent, theorem=theorem)
 
 
 def _by_theorem(net, theorem: TwoLayerResult, *, timeout, seed, prover, samples, fundim, fundim_points,
-                phase) -> DeepDecision | None:
+                phase, budget) -> DeepDecision | None:
     """The verdict of docs/mathematics.md §8 (H0–H4 hold), or None if its witness fails a sanity check."""
     report = MechanismReport(net.architecture, (), Activity(), (), (), (), 0)
     inputs = agreement_inputs(net.input_dim, seed, samples)
     fd = None
+    note = None
     if fundim:
-        phase("functional dimension")
-        fd = functional_dimension(net, method="cells", seed=seed, points=fundim_points)
+        if budget.expired():
+            note = f"the {budget.describe()} ran out: done: two hidden layers; left: functional dimension"
+        else:
+            phase("functional dimension")
+            fd = functional_dimension(net, method="cells", seed=seed, points=fundim_points)
+    phase("certificate")
     common = dict(network=net, report=report, inputs=inputs, fundim=fd, seed=seed, timeout=timeout,
-                  prover_mode=prover, theorem=theorem)
+                  prover_mode=prover, theorem=theorem, budget_note=note)
     if theorem.verdict is Verdict.NO_HIDDEN:
         return DeepDecision(Verdict.NO_HIDDEN, **common)
     theta2 = theorem.witness
@@ -192,10 +223,15 @@ def _by_theorem(net, theorem: TwoLayerResult, *, timeout, seed, prover, samples,
     return DeepDecision(Verdict.HIDDEN, witness=theta2, **common)
 
 
-def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_points, phase,
+def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_points, phase, budget, spent,
             theorem=None) -> DeepDecision:
     inputs = agreement_inputs(net.input_dim, seed, samples)
     zero = _zero_rows(net)
+    done = ["mechanism detection"]
+    left = []
+    if any("time budget" in why for _, why in report.undecided):
+        left.append("part of mechanism detection (" + "; ".join(q for q, why in report.undecided
+                                                                if "time budget" in why) + ")")
 
     def preference(m: Mechanism):
         # checkable first; avoid witnesses whose orbit question the checker's canonical form cannot settle
@@ -204,17 +240,43 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
         return (order, degenerate)
 
     chosen = None
-    for m in sorted(report.mechanisms, key=preference):
-        got = _witness_for(net, m, inputs)
-        if got is not None:
-            chosen = (m, *got)
-            break
+    candidates = sorted(report.mechanisms, key=preference)
+    if candidates:
+        phase("witness construction")
+        t = time.monotonic()
+        for n, m in enumerate(candidates):
+            if budget.expired():
+                left.append(f"witness construction for {len(candidates) - n} mechanism(s)")
+                break
+            got = _witness_for(net, m, inputs)
+            if got is not None:
+                chosen = (m, *got)
+                break
+        spent.append(("witness construction", time.monotonic() - t))
+        done.append("witness construction")
     fd = None
     if fundim or chosen is None:
         phase("functional dimension")
-        fd = functional_dimension(net, points=fundim_points, seed=seed)
+        t = time.monotonic()
+        deadline = time.monotonic() + 0.75 * budget.left() if budget.seconds is not None else None
+        fd = functional_dimension(net, points=fundim_points, seed=seed, deadline=deadline, progress=phase.detail)
+        spent.append(("functional dimension", time.monotonic() - t))
+        if fd.complete:
+            done.append("functional dimension")
+        elif fd.stop_reason == "not attempted":
+            left.append(f"functional dimension (not started: {fd.describe().split(': ', 1)[1].split('; U =')[0]})")
+        else:
+            left.append(f"functional dimension (rank {fd.rank} of U = {fd.upper_bound} certified so far; "
+                        f"the whole computation needs about {fd.estimate_s:.0f} s)")
+    phase("certificate")
+    note = None
+    if left:
+        head = (f"the {budget.describe()} ran out" if budget.expired() or (fd is not None and fd.stop_reason ==
+                                                                           "time budget")
+                else f"{budget.describe()}")
+        note = f"{head}: done: {', '.join(done)}; left: {'; '.join(left)}"
     common = dict(network=net, report=report, inputs=inputs, fundim=fd, seed=seed, timeout=timeout,
-                  prover_mode=prover, theorem=theorem)
+                  prover_mode=prover, theorem=theorem, budget_note=note, phase_seconds=tuple(spent))
     if chosen is not None:
         m, theta2, delta = chosen
         return DeepDecision(Verdict.HIDDEN, mechanism=m, witness=theta2, delta=delta, **common)
@@ -227,7 +289,13 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
     if theorem is not None:
         reason += f". Two hidden layers: {theorem.reason}"
     reason += f". Functional dimension: {fd.describe()}"
-    if fd.certified:
+    if fd.full_rank:
+        reason += (". θ is locally identifiable (Theorem A1, docs/mathematics.md §6): near θ every parameter with "
+                   "the same function is a positive rescaling of θ; this does not exclude hidden symmetries far "
+                   "from θ, and no complete method is known for deep networks")
+    elif fd.certified:
         reason += (". dim_fun = U is consistent with no hidden symmetries but does not prove it; no complete "
                    "method is known for deep networks")
+    if note:
+        reason += f". Time budget: {note}"
     return DeepDecision(Verdict.UNKNOWN, reason=reason, **common)

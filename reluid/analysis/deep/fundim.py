@@ -1,4 +1,4 @@
-"""Certified functional dimension of ReLU networks.
+"""Certified functional dimension of ReLU networks, at the size of real MLPs.
 
 The functional dimension of θ (Grigsby, Lindsey, Meyerhoff, Wu 2022,
 Definition 7.3; Grigsby, Lindsey, Rolnick 2023, Definition F.2) is
@@ -7,38 +7,53 @@ Definition 7.3; Grigsby, Lindsey, Rolnick 2023, Definition F.2) is
 
 where E_Z(θ) = (F_θ(z))_{z ∈ Z}.  This module computes
 
-* the **upper bound** U = D - (n_1 + ... + n_{d-1}) (D parameters, one
-  dimension lost to the positive scaling at each hidden neuron; Grigsby et al.
-  2022), see :func:`upper_bound`;
-* a **certified lower bound** r = rank_p J_Z(θ) for an explicit finite set Z of
-  rational points: every z in Z is checked *exactly* to have no hidden
-  pre-activation equal to zero (then F is polynomial in (θ, x) near (θ, z),
-  so z is parametrically smooth), the Jacobian entries are the exact rationals
-  of backpropagation inside z's activation region, reduced modulo a prime p,
-  and rank over F_p <= rank over Q.
+* the **upper bound** U = D - (n_1 + ... + n_{d-1}) (:func:`upper_bound`);
+* a **certified lower bound** r for it, from explicit rational points x_1, …, x_R
+  checked *exactly* to be generic (no hidden pre-activation is 0), one per
+  activation region.
 
-When r = U the functional dimension is certified equal to U.  When r < U the
-gap is *evidence* of hidden symmetries near θ (Grigsby, Lindsey, Rolnick 2023,
-Lemma F.6: no hidden symmetries on an open ball forces dim_fun = U there), not
-a proof: the supremum may need points that were not sampled.
+Region rows (docs/mathematics.md §6, Lemma R).  Inside the activation region
+R_s of a generic point x (an open polyhedron), ∂_θ F_θ(x') is affine in x'.  So
+the Jacobian rows at the n0 + 1 points x, x + εe_1, …, x + εe_{n0} (generic for
+ε > 0 small) span the same space as the k (n0 + 1) *region rows*
 
-Speed (what makes the Figure 6 survey feasible)
------------------------------------------------
-* Inside one activation region the gradient ∇_θ F(x) is affine in x, so a
-  region contributes at most n0 + 1 independent rows: points are deduplicated
-  by activation pattern (at most n0 + 1 kept per region) and interleaved
-  region by region.
-* Activation patterns are found with a float64 forward pass; only the points
-  that end up in Z are trusted, and each of them is re-evaluated in exact
-  integer arithmetic (a disagreement removes the point and the rank is
-  recomputed).  ``method="exact"`` computes every pattern exactly instead.
-* Rows are computed modulo p < 2^26 with vectorised int64 arithmetic.  The rank
-  is r0 + rank(P) where r0 is the rank of a first block E of about U rows and
-  P = R·N_E the remaining rows times a basis N_E of E's null space (rows in the
-  span of E map to zero); P has only D - r0 columns.  The products R·N_E are
-  exact float64 BLAS products of 13-bit halves.
-* Adding points stops as soon as the rank reaches U (still a certified lower
-  bound; nothing larger is possible).
+    r(s, o, j) = [ δ^ℓ_o(s) ⊗ A^{ℓ-1}_s e_j ]_{ℓ = 1..d},   o = 1..k,  j = 0..n0,
+
+where A^ℓ_s is the ((n_ℓ + 1) × (n0 + 1)) matrix of the affine map x̃ ↦ h̃^ℓ on
+R_s (A^0 = I) and δ^ℓ_o(s) the back-propagated output o (both depend on the
+pattern s only).  The rank of the region rows modulo a prime p is a certified
+lower bound for dim_fun, attained by an explicit finite set of generic points.
+
+Speed
+-----
+* **Layer 1 is Kronecker.**  The layer-1 part of r(s, o, j) is δ^1_o(s) ⊗ e_j: for
+  each slot j the rows occupy their own n_1 columns, with the same coefficient
+  vectors δ^1_o(s).  With a set P of pairs (s, o) whose δ^1 are independent
+  (ρ = |P|, the *pivots*), rank = (n0 + 1) ρ + rank S, where S holds the rows
+  r(s, o, j) - Σ_{t∈P} K_t r(t, j) (δ^1_{s,o} = Σ K_t δ^1_t) restricted to the
+  D - n_1 (n0 + 1) parameters of layers 2..d.  For 64-32-32-16-10 that is 1 754
+  columns instead of 3 834, for 784-128-128-10 17 802 instead of 118 282.
+* **Regions, not points.**  One point per activation region suffices; points are
+  drawn adaptively (Gaussian, rounded to multiples of 2^-20, float patterns
+  deduplicated) and the computation stops at U.
+* **Exact integers modulo p.**  Everything is int64 numpy modulo p < 2^26
+  (large products through float64 BLAS on 13-bit halves, exact); the first
+  block of rows goes through flint's ``nmod_mat`` (rank profile and kernel);
+  after it only a basis N of the kernel still in question is kept, with the
+  scaling directions ξ_u (always in the kernel) taken out, so a later row costs
+  its projection on N.  Later regions are first *screened* with one random
+  combination N g (a region whose rows project to Y ≠ 0 is missed with
+  probability at most 1/p, which can only lower the rank found, never raise
+  it), computed by one backward pass per pair without forming the region's
+  affine maps; only the regions that pass are projected and eliminated.
+* **Bounded.**  A ``deadline`` stops the computation between blocks; the rank
+  found so far is still a certified lower bound, and the result states what
+  was left and an estimate of the time it would need.
+
+When r = U the functional dimension is certified equal to U.  When
+r = D - N the hypotheses of Theorem A1 (local identifiability,
+docs/mathematics.md §6) hold.  When r < U the gap is *evidence* of hidden
+symmetries near θ (Grigsby, Lindsey, Rolnick 2023, Lemma F.6), not a proof.
 """
 
 from __future__ import annotations
@@ -48,7 +63,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
+from typing import Callable, Sequence
 
 import flint
 import numpy as np
@@ -58,14 +73,27 @@ from reluid.errors import InvalidArgument
 from reluid.model.network import Network
 from reluid.model.rational import to_rational
 
-__all__ = ["FunDimResult", "functional_dimension", "upper_bound", "jacobian_rows_mod_p", "exact_pattern",
-           "sample_points", "PRIMES", "DYADIC_BITS"]
+__all__ = ["FunDimResult", "functional_dimension", "upper_bound", "identifiability_bound", "estimate_seconds",
+           "estimate_memory_gb",
+           "jacobian_rows_mod_p", "region_rows_mod_p", "exact_pattern", "sample_points", "PRIMES", "DYADIC_BITS"]
 
 #: Primes below 2^26 tried in order (a prime dividing a denominator is skipped).
 PRIMES = (67108859, 67108837, 67108819, 67108777)
 #: Sample points are Gaussian samples rounded to multiples of 2^-DYADIC_BITS (exactly).
 DYADIC_BITS = 20
 _SPLIT = 1 << 13
+#: Most entries materialised at once (rows × columns), and most entries handed to flint at once.
+_MAX_ENTRIES = 1 << 24
+_MAX_FLINT_ENTRIES = 60_000_000
+#: Work whose first block would need more memory than this is not attempted (the result says so).
+MAX_MEMORY_GB = 8.0
+
+# Cost model (seconds per unit, this project's 2-core reference machine; only used to decide
+# what fits in a time budget and to state how long unfinished work would take).
+_C_RREF = 1.7e-10      # flint rref, per m · n · rank
+_C_FLINT_IN = 1.4e-7   # building an nmod_mat, per entry
+_C_NUMPY = 4e-9        # int64 / split-float work per entry produced
+_C_EXACT = 4e-7        # exact integer forward pass, per multiply-add
 
 
 # ---------------------------------------------------------------------------
@@ -74,7 +102,7 @@ _SPLIT = 1 << 13
 
 @dataclass(frozen=True, slots=True)
 class FunDimResult:
-    """A certified lower bound on dim_fun(θ) and the upper bound U.
+    """A certified lower bound on dim_fun(θ), the upper bound U, and how it was found.
 
     Attributes
     ----------
@@ -82,25 +110,30 @@ class FunDimResult:
     n_params : int
         D, the number of parameters.
     upper_bound : int
-        U = D - (number of hidden neurons).
+        U (D - number of hidden neurons, or less for width-one chains).
     upper_bound_reason : str
-        Where U comes from.
     rank : int
-        rank over F_p of the Jacobian at ``points``; a certified lower bound
-        for dim_fun(θ).
+        rank over F_p of the region rows of ``points``: a certified lower bound for dim_fun(θ).
     prime : int
-        The prime p.
     points : tuple of tuple of Fraction
-        Z: parametrically smooth points (checked exactly) with rank_p J_Z = rank.
+        One exactly generic point per activation region used (the witnesses).
+    pivots : tuple of (int, int)
+        (point index, output) pairs whose layer-1 back-propagated vectors δ^1 are independent.
+    rows : tuple of (int, int, int)
+        (point index, output, slot j) of the reduced rows of S that are independent.
     n_sampled, n_smooth, n_regions, n_rows : int
-        Points drawn, points kept after the smoothness check, distinct
-        activation patterns among them, Jacobian rows examined.
+        Points drawn, points with a certain (float-filtered or exact) generic pattern,
+        distinct activation regions seen, region rows examined.
     stopped_early : bool
-        The rank reached U before all rows were examined.
+        The rank reached U before every region of the sample was examined.
+    stop_reason : str
+        ``"upper bound reached"``, ``"sample exhausted"``, ``"time budget"`` or ``"not attempted"``.
+    estimate_s : float or None
+        When stopped by the time budget: the estimated seconds the whole computation needs.
     seed : int
     method : str
-        ``"float-filter"`` or ``"exact"`` (how activation patterns were found;
-        the points in Z are always checked exactly).
+        ``"float-filter"`` or ``"exact"`` (how patterns of the sample were found; witness
+        points are always checked exactly).
     seconds : float
         Wall time (informational).
     """
@@ -119,6 +152,10 @@ class FunDimResult:
     stopped_early: bool
     seed: int
     method: str
+    pivots: tuple[tuple[int, int], ...] = ()
+    rows: tuple[tuple[int, int, int], ...] = ()
+    stop_reason: str = "sample exhausted"
+    estimate_s: float | None = None
     seconds: float = field(default=0.0, compare=False)
 
     @property
@@ -130,18 +167,56 @@ class FunDimResult:
     def gap(self) -> int:
         return self.upper_bound - self.rank
 
+    @property
+    def complete(self) -> bool:
+        """The computation ran to its end (U reached or the sample exhausted), not stopped by time."""
+        return self.stop_reason in ("upper bound reached", "sample exhausted")
+
+    @property
+    def full_rank(self) -> bool:
+        """rank = D - N: the rank hypothesis of Theorem A1 (local identifiability) holds."""
+        return self.rank == identifiability_bound(self.architecture)
+
     def describe(self) -> str:
-        """One line for humans, e.g. ``dim_fun = 21 (certified) ...``."""
+        """One line for humans, e.g. ``dim_fun = 21 = U (certified) ...``."""
         arch = "(" + ", ".join(map(str, self.architecture)) + ")"
+        if self.stop_reason == "not attempted":
+            est = f"{self.estimate_s:.0f} s" if self.estimate_s is not None else "unknown time"
+            mem = estimate_memory_gb(self.architecture)
+            why = (f"about {mem:.0f} GB of memory, more than the {MAX_MEMORY_GB:.0f} GB allowed" if mem > MAX_MEMORY_GB
+                   else "more than the time budget left")
+            return (f"functional dimension not attempted: it needs an estimated {est} of CPU time and {why}; "
+                    f"U = {self.upper_bound}; architecture {arch}, D = {self.n_params}")
         if self.certified:
             head = f"dim_fun = {self.rank} = U (certified)"
-        else:
+        elif self.complete:
             head = (f"dim_fun >= {self.rank} (certified lower bound), U = {self.upper_bound}, gap {self.gap}: "
                     "evidence of hidden symmetries near θ (Lemma F.6), not a proof")
-        return (f"{head}; architecture {arch}, D = {self.n_params}, {len(self.points)} witness points, "
-                f"rank mod p = {self.prime}, {self.n_smooth}/{self.n_sampled} smooth sample points in "
-                f"{self.n_regions} activation regions, {self.n_rows} rows examined"
+        else:
+            est = f"; the whole computation needs about {self.estimate_s:.0f} s" if self.estimate_s else ""
+            head = (f"dim_fun >= {self.rank} (certified lower bound so far), U = {self.upper_bound}: stopped by "
+                    f"the time budget{est}")
+        return (f"{head}; architecture {arch}, D = {self.n_params}, {len(self.points)} witness points (one per "
+                f"activation region), rank mod p = {self.prime}, {self.n_smooth}/{self.n_sampled} generic sample "
+                f"points in {self.n_regions} activation regions, {self.n_rows} region rows examined"
                 + (" (stopped at U)" if self.stopped_early else ""))
+
+
+def _arch(architecture) -> tuple[int, ...]:
+    arch = tuple(int(a) for a in architecture)
+    if len(arch) < 2 or any(a < 1 for a in arch):
+        raise InvalidArgument(f"not an architecture: {arch}")
+    return arch
+
+
+def identifiability_bound(architecture: Sequence[int]) -> int:
+    """D - N (N hidden neurons): the rank Theorem A1 asks for (docs/mathematics.md §6).
+
+    >>> identifiability_bound((2, 3, 1))
+    10
+    """
+    arch = _arch(architecture)
+    return sum(arch[l + 1] * (arch[l] + 1) for l in range(len(arch) - 1)) - sum(arch[1:-1])
 
 
 def upper_bound(architecture: Sequence[int]) -> tuple[int, str]:
@@ -174,9 +249,7 @@ def upper_bound(architecture: Sequence[int]) -> tuple[int, str]:
     >>> upper_bound((1, 1, 1, 1, 1))[0]
     4
     """
-    arch = tuple(int(a) for a in architecture)
-    if len(arch) < 2 or any(a < 1 for a in arch):
-        raise InvalidArgument(f"not an architecture: {arch}")
+    arch = _arch(architecture)
     D = sum(arch[l + 1] * (arch[l] + 1) for l in range(len(arch) - 1))
     H = sum(arch[1:-1])
     U = D - H
@@ -188,6 +261,36 @@ def upper_bound(architecture: Sequence[int]) -> tuple[int, str]:
     return U, why
 
 
+def _rank_problem(arch) -> tuple[int, int]:
+    """(columns of S, rank of S needed): the parameters of layers 2..d and U - n_1 (n0 + 1)."""
+    n0, k = arch[0], arch[-1]
+    D = sum(arch[l + 1] * (arch[l] + 1) for l in range(len(arch) - 1))
+    n1 = arch[1] if len(arch) > 2 else k
+    cols = D - n1 * (n0 + 1)
+    return cols, max(0, upper_bound(arch)[0] - n1 * (n0 + 1))
+
+
+def estimate_seconds(architecture: Sequence[int]) -> float:
+    """A rough estimate of the CPU seconds :func:`functional_dimension` needs to reach U.
+
+    Fitted on this project's 2-core machine (within a factor of about 1.5 from
+    32-24-24-10 to 100-64-64-10): the eliminations of S, about
+    4·10^-10 · columns · rank², plus per-region work proportional to the columns.
+
+    >>> 1 < estimate_seconds((64, 32, 32, 16, 10)) < 10
+    True
+    """
+    cols, need = _rank_problem(_arch(architecture))
+    return 4e-10 * cols * need * need + 8e-4 * cols + 0.3
+
+
+def estimate_memory_gb(architecture: Sequence[int]) -> float:
+    """Peak memory (GB) of the first elimination block: its rows as int64, as flint entries and as Python ints."""
+    cols, need = _rank_problem(_arch(architecture))
+    entries = 1.15 * need * cols
+    return entries * (8 + 8 + 36) / 1e9
+
+
 # ---------------------------------------------------------------------------
 # exact evaluation (integers) and sampling
 # ---------------------------------------------------------------------------
@@ -195,18 +298,20 @@ def upper_bound(architecture: Sequence[int]) -> tuple[int, str]:
 class _IntNet:
     """The network over a common denominator per layer, for exact signs fast."""
 
-    __slots__ = ("layers",)
+    __slots__ = ("layers", "_fmpz")
 
     def __init__(self, net: Network):
         layers = []
         for L in net.layers[:-1]:
-            den = 1
-            for q in (*(x for r in L.weight for x in r), *L.bias):
-                den = den * q.denominator // math.gcd(den, q.denominator)
-            W = [[int(x * den) for x in r] for r in L.weight]
-            b = [int(x * den) for x in L.bias]
+            vals = [x for r in L.weight for x in r] + list(L.bias)
+            den = math.lcm(*{q.denominator for q in vals})
+            ints = [q.numerator * (den // q.denominator) for q in vals]
+            n_in = L.n_in
+            W = [ints[i * n_in:(i + 1) * n_in] for i in range(L.n_out)]
+            b = ints[L.n_out * n_in:]
             layers.append((W, b, den))
         self.layers = layers
+        self._fmpz = None
 
     def pattern(self, x: Sequence[Fraction]) -> tuple[tuple[int, ...], ...]:
         """Signs (-1, 0, 1) of every hidden pre-activation at x, exactly."""
@@ -223,6 +328,29 @@ class _IntNet:
             dh *= den
         return tuple(out)
 
+    def patterns(self, points: Sequence[Sequence[Fraction]]) -> list[tuple[tuple[int, ...], ...]]:
+        """:meth:`pattern` of many points at once (flint integer matrix products, exact)."""
+        if not points:
+            return []
+        if self._fmpz is None:
+            self._fmpz = [flint.fmpz_mat([list(row) + [bi] for row, bi in zip(W, b)]).transpose()
+                          for W, b, _ in self.layers]
+        den_x = 1
+        for x in points:
+            for q in x:
+                den_x = den_x * q.denominator // math.gcd(den_x, q.denominator)
+        H = [[int(q * den_x) for q in x] + [den_x] for x in points]
+        out: list[list[tuple[int, ...]]] = [[] for _ in points]
+        for (W, b, den), Wt in zip(self.layers, self._fmpz):
+            Z = (flint.fmpz_mat(H) * Wt).tolist()
+            scale = H[0][-1] * den
+            H = []
+            for k, z in enumerate(Z):
+                zi = [int(v) for v in z]
+                out[k].append(tuple((v > 0) - (v < 0) for v in zi))
+                H.append([v if v > 0 else 0 for v in zi] + [scale])
+        return [tuple(o) for o in out]
+
 
 def exact_pattern(net: Network, x: Sequence) -> tuple[tuple[int, ...], ...]:
     """Exact signs of all hidden pre-activations at x (0 means not smooth there)."""
@@ -233,8 +361,13 @@ def sample_points(n0: int, count: int, seed: int = 0) -> np.ndarray:
     """``count`` points from N(0, I) rounded to multiples of 2^-20, as integer numerators.
 
     The point is ``row / 2**DYADIC_BITS`` exactly (numpy ``int64`` array).
+    Drawing them in several calls on one generator gives the same points.
     """
     rng = np.random.default_rng(seed)
+    return _draw(rng, n0, count)
+
+
+def _draw(rng, n0: int, count: int) -> np.ndarray:
     return np.rint(rng.standard_normal((count, n0)) * (1 << DYADIC_BITS)).astype(np.int64)
 
 
@@ -242,8 +375,34 @@ def _fractions(row, bits=DYADIC_BITS) -> tuple[Fraction, ...]:
     return tuple(Fraction(int(v), 1 << bits) for v in row)
 
 
+def _float_patterns(Wf, bf, X: np.ndarray, rtol: float = 1e-9):
+    """Activation masks from a float64 pass and a per-point 'uncertain' flag.
+
+    A pre-activation is uncertain when |z| <= rtol · (max |h| · max_i ||W_i||_1 + max |b|) over the
+    whole batch, a bound far above the float64 error of any entry; uncertain points are decided
+    exactly or dropped, and every witness point is checked exactly anyway.
+    """
+    h = X
+    masks, bad = [], []
+    for W, b in zip(Wf, bf):
+        z = h @ np.ascontiguousarray(W.T)
+        z += b
+        thr = rtol * (float(np.abs(h).max(initial=0.0)) * float(np.abs(W).sum(axis=1).max(initial=0.0))
+                      + float(np.abs(b).max(initial=0.0))) + 1e-300
+        flat = np.flatnonzero(np.abs(z).ravel() <= thr)
+        if flat.size:
+            bad.append(flat // z.shape[1])
+        m = z > 0
+        masks.append(m)
+        h = np.maximum(z, 0.0)
+    uncertain = np.zeros(X.shape[0], dtype=bool)
+    for idx in bad:
+        uncertain[idx] = True
+    return masks, uncertain
+
+
 # ---------------------------------------------------------------------------
-# Jacobian rows modulo p
+# arithmetic modulo p
 # ---------------------------------------------------------------------------
 
 def _residue(q: Fraction, p: int) -> int:
@@ -257,14 +416,56 @@ def _choose_prime(net: Network) -> int:
     raise InvalidArgument("every candidate prime divides a denominator of the network")  # pragma: no cover
 
 
+def _mm(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
+    """A @ B mod p exactly (entries in [0, p), p < 2^26): float64 BLAS on 13-bit halves of B.
+
+    Broadcasts like ``np.matmul``; the inner dimension is cut into pieces below 2^13.
+    """
+    K = A.shape[-1]
+    if A.ndim == 2 and B.ndim == 2:
+        if K == 0:
+            return np.zeros((A.shape[0], B.shape[1]), dtype=np.int64)
+        if K < 2048 and A.shape[0] * K * B.shape[1] < (1 << 17):
+            return (A @ B) % p                          # small: int64 is exact (K p^2 < 2^63) and faster
+    else:
+        shape = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+        if K == 0:
+            return np.zeros(shape + (A.shape[-2], B.shape[-1]), dtype=np.int64)
+        if K < 2048 and math.prod(shape) * A.shape[-2] * K * B.shape[-1] < (1 << 17):
+            return np.matmul(A, B) % p
+    out = None
+    step = 1 << 13
+    for s in range(0, K, step):
+        a = A[..., s:s + step].astype(np.float64)
+        Bhi, Blo = np.divmod(B[..., s:s + step, :], _SPLIT)
+        lo = np.matmul(a, Blo.astype(np.float64)).astype(np.int64) % p
+        hi = np.matmul(a, Bhi.astype(np.float64)).astype(np.int64) % p
+        part = (hi * _SPLIT + lo) % p
+        out = part if out is None else (out + part) % p
+    return out
+
+
 class _ModNet:
-    __slots__ = ("p", "W", "b", "dims")
+    """Residues of the augmented layers W̃^ℓ = [W^ℓ | b^ℓ] (n_ℓ × (n_{ℓ-1} + 1))."""
+
+    __slots__ = ("p", "W", "b", "Wt", "dims")
 
     def __init__(self, net: Network, p: int):
         self.p = p
-        self.W = [np.array([[_residue(x, p) for x in r] for r in L.weight], dtype=np.int64).reshape(L.n_out, L.n_in)
-                  for L in net.layers]
-        self.b = [np.array([_residue(x, p) for x in L.bias], dtype=np.int64) for L in net.layers]
+        inv: dict[int, int] = {}
+
+        def res(vals):
+            out = []
+            for q in vals:
+                d = q.denominator
+                if d not in inv:
+                    inv[d] = pow(d, -1, p)
+                out.append(q.numerator % p * inv[d] % p)
+            return np.array(out, dtype=np.int64)
+
+        self.W = [res([x for r in L.weight for x in r]).reshape(L.n_out, L.n_in) for L in net.layers]
+        self.b = [res(L.bias) for L in net.layers]
+        self.Wt = [np.concatenate([W, b[:, None]], axis=1) for W, b in zip(self.W, self.b)]
         self.dims = net.architecture
 
 
@@ -298,90 +499,319 @@ def jacobian_rows_mod_p(mod: _ModNet, xres: np.ndarray, masks: Sequence[np.ndarr
     return np.concatenate(blocks, axis=0)
 
 
-def _matmul_mod(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
-    """A @ B mod p exactly, with float64 BLAS on 13-bit halves of B (p < 2^26, inner dim < 2^14)."""
-    Bhi, Blo = np.divmod(B, _SPLIT)
-    Af = A.astype(np.float64)
-    lo = (Af @ Blo.astype(np.float64)).astype(np.int64) % p
-    hi = (Af @ Bhi.astype(np.float64)).astype(np.int64) % p
-    return (hi * _SPLIT + lo) % p
+def _forward(mod: _ModNet, masks: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The affine maps of R regions (``masks[l]``: R × n_{l+1} bool), mod p.
+
+    ``A[ℓ]`` (ℓ = 0..d-1) is R × (n_ℓ + 1) × (n0 + 1): x̃ ↦ h̃^ℓ on the region (last row e_{n0}).
+    """
+    p = mod.p
+    R = masks[0].shape[0] if masks else 1
+    dims = mod.dims
+    n0, d = dims[0], len(dims) - 1
+    A = [np.broadcast_to(np.eye(n0 + 1, dtype=np.int64), (R, n0 + 1, n0 + 1))]
+    last = np.zeros((R, 1, n0 + 1), dtype=np.int64)
+    last[:, 0, n0] = 1
+    for l in range(1, d):
+        if l == 1:
+            z = np.broadcast_to(mod.Wt[0], (R,) + mod.Wt[0].shape)
+        else:
+            z = _mm(mod.Wt[l - 1], A[-1], p)
+        z = z * masks[l - 1][:, :, None]
+        A.append(np.concatenate([z, last], axis=1))
+    return A
+
+
+def _backward(mod: _ModNet, masks: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The back-propagations of R regions, mod p: ``B[ℓ - 1]`` is R × n_ℓ × k, column o is δ^ℓ_o (ℓ = 1..d)."""
+    p = mod.p
+    R = masks[0].shape[0] if masks else 1
+    dims = mod.dims
+    d, k = len(dims) - 1, dims[-1]
+    B = [None] * d
+    B[d - 1] = np.broadcast_to(np.eye(k, dtype=np.int64), (R, k, k))
+    for l in range(d - 1, 0, -1):
+        WT = np.ascontiguousarray(mod.W[l].T)             # n_l × n_{l+1}
+        B[l - 1] = _mm(WT, B[l], p) * masks[l - 1][:, :, None]
+    return B
+
+
+def _region_data(mod: _ModNet, masks: Sequence[np.ndarray]):
+    """(:func:`_forward`, :func:`_backward`) of R regions."""
+    return _forward(mod, masks), _backward(mod, masks)
+
+
+def region_rows_mod_p(mod: _ModNet, masks: Sequence[np.ndarray]) -> np.ndarray:
+    """All region rows r(s, o, j) (R·k·(n0+1) × D), columns per layer ℓ as (neuron, input-or-bias).
+
+    The direct construction (no Kronecker reduction), for tests and small networks.
+    """
+    A, B = _region_data(mod, masks)
+    p = mod.p
+    R = A[0].shape[0]
+    k, n0 = mod.dims[-1], mod.dims[0]
+    blocks = []
+    for l in range(1, len(mod.dims)):
+        a = A[l - 1].transpose(0, 2, 1)                   # R × (n0+1) × (n_{l-1}+1)
+        b = B[l - 1].transpose(0, 2, 1)                   # R × k × n_l
+        blk = (b[:, :, None, :, None] * a[:, None, :, None, :]) % p
+        blocks.append(blk.reshape(R * k * (n0 + 1), -1))
+    return np.concatenate(blocks, axis=1)
+
+
+# ---------------------------------------------------------------------------
+# rank bookkeeping
+# ---------------------------------------------------------------------------
+
+def _rows_nonzero(Y: np.ndarray) -> np.ndarray:
+    """Y.any(axis=1), faster for narrow Y."""
+    if Y.ndim != 2 or Y.shape[1] > 64 or Y.shape[0] < 256:
+        return Y.any(axis=1)
+    return np.any(np.ascontiguousarray(Y.T) != 0, axis=0)
 
 
 def _nmod(rows: np.ndarray, p: int) -> "flint.nmod_mat":
     return flint.nmod_mat(int(rows.shape[0]), int(rows.shape[1]), rows.ravel().tolist(), p)
 
 
-def _to_numpy(M: "flint.nmod_mat") -> np.ndarray:
-    return np.array([int(v) for v in M.entries()], dtype=np.int64).reshape(M.nrows(), M.ncols())
+def _pivots(R: "flint.nmod_mat", rank: int, ncols: int) -> list[int]:
+    """Pivot columns of the first ``rank`` rows of a reduced row echelon form."""
+    piv, c = [], 0
+    for i in range(rank):
+        while int(R[i, c]) == 0:
+            c += 1
+        piv.append(c)
+        c += 1
+    return piv
 
 
-def _independent_rows(rows: np.ndarray, p: int) -> list[int]:
-    """Indices of a maximal independent set of rows (pivot columns of rowsᵀ's rref)."""
-    R, rank = _nmod(rows.T.copy(), p).rref()
-    if rank == 0:
-        return []
-    Rn = _to_numpy(R)[:rank]
-    return [int(np.flatnonzero(r)[0]) for r in Rn]
+def _eliminate_small(Y: np.ndarray, p: int) -> tuple[list[int], list[int], np.ndarray]:
+    """Gaussian elimination of a narrow matrix (numpy).
+
+    Returns (rows, cols, E): ``rows`` index a maximal independent set of rows of Y,
+    ``cols`` their pivot columns, and E (len(rows) × width) the reduced echelon basis
+    of their span (E[i, cols[i]] = 1, E[i, cols[j]] = 0 for j != i).  Rows are taken in
+    chunks; each chunk is reduced against the basis so far in one product, and each new
+    pivot is eliminated from the rest of the chunk at once, so the Python loop runs once
+    per pivot, not once per row.
+    """
+    m, w = Y.shape
+    rows: list[int] = []
+    cols: list[int] = []
+    E = np.zeros((0, w), dtype=np.int64)
+    start = 0
+    step = max(16, 2 * w)
+    while start < m and len(rows) < w:
+        blk = Y[start:start + step] % p
+        if rows:
+            blk = (blk - _mm(blk[:, cols], E, p)) % p
+        live = np.flatnonzero(_rows_nonzero(blk))
+        while live.size and len(rows) < w:
+            t = int(live[0])
+            v = blk[t]
+            c = int(np.flatnonzero(v)[0])
+            v = v * pow(int(v[c]), -1, p) % p
+            if rows:
+                E = (E - (E[:, c:c + 1] * v[None, :]) % p) % p
+            E = np.vstack([E, v[None, :]])
+            rows.append(start + t)
+            cols.append(c)
+            rest = live[1:]
+            if not rest.size:
+                break
+            sub = blk[rest]
+            sub = (sub - (sub[:, c:c + 1] * v[None, :]) % p) % p
+            blk[rest] = sub
+            live = rest[_rows_nonzero(sub)]
+        start += step
+    return rows, cols, E
 
 
-class _Echelon:
-    """Reduced row echelon basis mod p, grown chunk by chunk."""
+class _Delta:
+    """Independent layer-1 vectors δ^1 (the pivots), in reduced echelon form with their coefficients."""
+
+    def __init__(self, n1: int, p: int):
+        self.p, self.n1 = p, n1
+        self.E = np.zeros((0, n1), dtype=np.int64)     # reduced rows, E = T · G
+        self.T = np.zeros((0, 0), dtype=np.int64)
+        self.cols: list[int] = []                       # pivot column of each row of E
+        self.sources: list[tuple[int, int]] = []        # (region, output) of each row of G
+
+    @property
+    def full(self) -> bool:
+        return len(self.cols) == self.n1
+
+    def residual(self, V: np.ndarray) -> np.ndarray:
+        if not self.cols:
+            return V % self.p
+        return (V - _mm(V[:, self.cols], self.E, self.p)) % self.p
+
+    def add(self, v: np.ndarray, source: tuple[int, int]) -> bool:
+        """Add ``v`` as a pivot if it is independent of the pivots; return whether it was."""
+        p = self.p
+        r = self.residual(v[None, :])[0]
+        nz = np.flatnonzero(r)
+        if nz.size == 0:
+            return False
+        c = int(nz[0])
+        inv = pow(int(r[c]), -1, p)
+        rho = len(self.cols)
+        coef = np.zeros(rho + 1, dtype=np.int64)       # r = v - v[cols] E = [-v[cols] T, 1] · [G; v]
+        if rho:
+            coef[:rho] = (-_mm(v[None, self.cols], self.T, p)[0]) % p
+        coef[rho] = 1
+        e = r * inv % p
+        coef = coef * inv % p
+        T = np.concatenate([self.T, np.zeros((rho, 1), dtype=np.int64)], axis=1) if rho else self.T.reshape(0, 1)
+        if rho:
+            f = self.E[:, c].copy()
+            self.E = (self.E - np.outer(f, e) % p) % p
+            T = (T - np.outer(f, coef) % p) % p
+        self.E = np.vstack([self.E, e[None, :]])
+        self.T = np.vstack([T, coef[None, :]])
+        self.cols.append(c)
+        self.sources.append(source)
+        return True
+
+    def coefficients(self, V: np.ndarray) -> np.ndarray:
+        """K with V = K · G for rows V in the span of the pivots (V[:, cols] · T)."""
+        return _mm(V[:, self.cols], self.T, self.p)
+
+
+class _Kernel:
+    """The rank of the S rows found so far and a basis N of the part of their kernel still in question.
+
+    N (ncols × width) has the identity at its rows ``F`` (so a kernel vector v
+    is N · v[F]).  Directions known to lie in the kernel of every region row
+    (the scalings ξ_u) are taken out once (:meth:`quotient`); later rows are
+    only projected on what is left, so a block costs rows × width.
+    """
 
     def __init__(self, ncols: int, p: int):
-        self.p = p
-        self.ncols = ncols
-        self.rows = np.zeros((0, ncols), dtype=np.int64)
-        self.pivots: list[int] = []
-        self.sources: list[int] = []
+        self.p, self.ncols = p, ncols
+        self.N: np.ndarray | None = None               # None: the identity (nothing found yet)
+        self.F = list(range(ncols))
+        self.rank = 0
+        self.known = 0                                  # kernel directions taken out by quotient()
+        self.ids: list[tuple[int, int, int]] = []
+        #: the rank reached what was needed (U): every further row is dependent, and N is not kept current
+        self.saturated = False
 
-    def add(self, P: np.ndarray, source: np.ndarray, limit: int) -> None:
+    @property
+    def width(self) -> int:
+        return self.ncols - self.rank - self.known
+
+    def project(self, S: np.ndarray) -> np.ndarray:
+        return S if self.N is None else _mm(S, self.N, self.p)
+
+    def add(self, Y: np.ndarray, ids: Sequence[tuple[int, int, int]], need: int, group: int = 1) -> int:
+        """Add rows whose projections on N are Y (their ``ids``); keep the independent ones; return how many.
+
+        ``need`` is how many more are wanted: once they are found the kernel is not updated.  Rows come
+        in groups of ``group`` consecutive rows (the slots of one pair (s, o)); each group is first
+        thinned to rows independent among themselves (a rank profile of Y·Ω for a random Ω, which
+        keeps only rows that are independent in Y), so the block elimination sees few dependent rows.
+        """
         p = self.p
-        if self.pivots:
-            P = (P - _matmul_mod(P[:, self.pivots], self.rows, p)) % p
-        P = P.copy()
-        alive = np.ones(P.shape[0], dtype=bool)
-        for c in range(self.ncols):
-            if len(self.pivots) >= limit:
-                return
-            if c in self.pivots:
+        w = self.width
+        if w == 0 or Y.shape[0] == 0 or need <= 0 or self.saturated:
+            return 0
+        sel = self._thin(Y, group)
+        if not sel.size:
+            return 0
+        Yn = Y[sel]
+        if w <= 160:                                         # narrow: numpy elimination
+            indep, piv, E = _eliminate_small(Yn, p)
+            r = len(indep)
+            R = None
+        else:
+            M = _nmod(Yn, p)
+            RT, r = M.transpose().rref()
+            indep = _pivots(RT, r, Yn.shape[0]) if r else []
+        if r == 0:  # pragma: no cover - nonzero rows have rank >= 1
+            return 0
+        self.ids.extend(ids[int(sel[i])] for i in indep)
+        if r < need and r < w:
+            if w > 160:                                    # the kernel of Yn is that of its independent rows
+                R, r2 = (M if r == Yn.shape[0] else _nmod(Yn[indep], p)).rref()
+                piv = _pivots(R, r2, w)
+            pivset = set(piv)
+            free = [f for f in range(w) if f not in pivset]
+            Nn = np.zeros((w, len(free)), dtype=np.int64)
+            Nn[free, np.arange(len(free))] = 1
+            if R is None:
+                Nn[piv, :] = (p - E[:, free]) % p
+            else:
+                for t, f in enumerate(free):
+                    for i, c in enumerate(piv):
+                        v = int(R[i, f])
+                        if v:
+                            Nn[c, t] = p - v
+            self.N = Nn if self.N is None else _mm(self.N, Nn, p)
+            self.F = [self.F[f] for f in free]
+        elif r >= need:
+            self.saturated = True
+        self.rank += r
+        return r
+
+    def _thin(self, Y: np.ndarray, group: int) -> np.ndarray:
+        """Indices of nonzero rows, each group thinned to rows independent within the group."""
+        p = self.p
+        w = Y.shape[1]
+        nz = _rows_nonzero(Y)
+        if group <= 8 or Y.shape[0] % group or w <= 64:
+            return np.flatnonzero(nz)                    # small: the block elimination is cheap anyway
+        G = Y.shape[0] // group
+        s = min(w, group + 8)
+        if s < w:
+            omega = np.random.default_rng(0x5eed).integers(0, p, size=(w, s), dtype=np.int64)
+            Z = _mm(Y, omega, p)
+        else:
+            Z = Y
+        out = []
+        for g in range(G):
+            rows = np.flatnonzero(nz[g * group:(g + 1) * group])
+            if not rows.size:
                 continue
-            nz = np.flatnonzero((P[:, c] != 0) & alive)
-            if nz.size == 0:
+            Zg = Z[g * group + rows]
+            if rows.size == 1:
+                out.append(g * group + rows)
                 continue
-            k = int(nz[0])
-            row = P[k] * pow(int(P[k, c]), -1, p) % p
-            alive[k] = False
-            P = (P - np.outer(P[:, c], row) % p) % p
-            if len(self.rows):
-                self.rows = (self.rows - np.outer(self.rows[:, c], row) % p) % p
-            self.rows = np.vstack([self.rows, row[None, :]])
-            self.pivots.append(c)
-            self.sources.append(int(source[k]))
+            RT, r = _nmod(np.ascontiguousarray(Zg.T), p).rref()
+            out.append(g * group + rows[_pivots(RT, r, rows.size)])
+        return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+
+    def quotient(self, Xi: np.ndarray) -> None:
+        """Take out the span of the columns of Xi (ncols × h), known to lie in the kernel of every row.
+
+        Xi = N · Xi[F]; N is replaced by its columns at coordinates complementing
+        those where Xi[F] is invertible, which spans a complement of span Xi in span N.
+        """
+        if self.N is None or self.saturated or not Xi.shape[1] or not self.width:
+            return
+        p = self.p
+        X = Xi[self.F] % p                                   # width × h
+        if not X.any():
+            return
+        RT, h = _nmod(np.ascontiguousarray(X.T), p).rref()  # h × width: pivots = coordinates carrying Xi
+        piv = set(_pivots(RT, h, X.shape[0]))
+        keep = [t for t in range(X.shape[0]) if t not in piv]
+        self.N = np.ascontiguousarray(self.N[:, keep])
+        self.F = [self.F[t] for t in keep]
+        self.known += h
 
 
 # ---------------------------------------------------------------------------
 # the computation
 # ---------------------------------------------------------------------------
 
-def _float_patterns(net: Network, X: np.ndarray, rtol: float = 1e-9):
-    """Activation masks from a float64 pass and a per-point 'uncertain' flag."""
-    h = X
-    masks, uncertain = [], np.zeros(X.shape[0], dtype=bool)
-    for L in net.layers[:-1]:
-        W = np.array([[float(x) for x in r] for r in L.weight], dtype=np.float64).reshape(L.n_out, L.n_in)
-        b = np.array([float(x) for x in L.bias], dtype=np.float64)
-        z = h @ W.T + b
-        scale = np.abs(h) @ np.abs(W).T + np.abs(b) + 1e-300
-        uncertain |= (np.abs(z) <= rtol * scale).any(axis=1)
-        m = z > 0
-        masks.append(m)
-        h = np.where(m, z, 0.0)
-    return masks, uncertain
+class _Stop(Exception):
+    pass
 
 
 def functional_dimension(net: Network, *, points: int | Sequence | None = None, seed: int = 0,
                          points_factor: int = 100, method: str = "auto", prime: int | None = None,
-                         stop_at_upper_bound: bool = True) -> FunDimResult:
+                         stop_at_upper_bound: bool = True, deadline: float | None = None,
+                         progress: Callable[[str], None] | None = None) -> FunDimResult:
     """Certified lower bound (and, when it meets U, the value) of dim_fun(θ).
 
     Parameters
@@ -389,22 +819,30 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
     net : Network
         Any depth; every entry an exact rational.
     points : int or sequence of rational points, optional, keyword-only
-        How many Gaussian points to sample (default ``points_factor × U``, as in
-        Grigsby, Lindsey, Rolnick 2023, Section 6), or explicit points.
+        The most Gaussian points to draw (default ``points_factor × U``, the
+        protocol of Grigsby, Lindsey, Rolnick 2023, Section 6); points are
+        drawn in growing batches and the computation stops when the rank
+        reaches U.  Or explicit points (classified exactly).
     seed : int, keyword-only
         Seeds the sample (``numpy.random.default_rng(seed)``).
     points_factor : int, keyword-only
         Used when ``points`` is None (the paper uses 100).
     method : {"auto", "float-filter", "exact", "cells"}, keyword-only
         How activation patterns of the sample are found.  Either way every
-        point of the returned Z is checked exactly.  ``"cells"`` enumerates the
+        witness point is checked exactly.  ``"cells"`` enumerates the
         activation cells exactly and uses n0 + 1 points of each
         (:mod:`reluid.analysis.deep.cells`; sampling when they are too many).
     prime : int, optional, keyword-only
         The prime p (below 2^26); default the first of :data:`PRIMES` that
         divides no denominator.
     stop_at_upper_bound : bool, keyword-only
-        Stop adding rows once the rank reaches U.
+        Stop once the rank reaches U.
+    deadline : float, optional, keyword-only
+        A ``time.monotonic()`` time: work that would run past it is not
+        started; the result then says so (``stop_reason == "time budget"``)
+        and estimates the time needed.
+    progress : callable, optional, keyword-only
+        Called with a short status line after each block.
 
     Returns
     -------
@@ -415,8 +853,8 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
     >>> net = Network.from_lists([([[1, 2], [-1, 1], [2, -3]], [1, 0, -1]),
     ...                           ([[1, -1, 2], [2, 1, -1]], [0, 1]), ([[1, -2]], [1])])
     >>> r = functional_dimension(net, points=200)
-    >>> r.rank, r.upper_bound, r.certified
-    (15, 15, True)
+    >>> r.rank, r.upper_bound, r.certified, len(r.points)
+    (15, 15, True, 6)
     """
     t0 = time.perf_counter()
     if not isinstance(net, Network):
@@ -425,156 +863,542 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
         from reluid.analysis.deep.cells import cell_sample
         pts = cell_sample(net)
         if pts:
-            r = functional_dimension(net, points=pts, seed=seed, prime=prime, stop_at_upper_bound=stop_at_upper_bound)
+            r = functional_dimension(net, points=pts, seed=seed, prime=prime, stop_at_upper_bound=stop_at_upper_bound,
+                                     deadline=deadline, progress=progress)
             return dataclasses.replace(r, method="cells", seconds=time.perf_counter() - t0)
         method = "auto"
     if method not in ("auto", "float-filter", "exact"):
         raise InvalidArgument(f"method must be 'auto', 'float-filter' or 'exact', got {method!r}")
     arch = net.architecture
-    n0, nd = arch[0], arch[-1]
+    n0, k = arch[0], arch[-1]
+    hidden = arch[1:-1]
     U, why = upper_bound(arch)
     D = net.n_params
     p = prime if prime is not None else _choose_prime(net)
     if not (2 < p < (1 << 26)) or not flint.fmpz(p).is_prime():
         raise InvalidArgument(f"p must be an odd prime below 2^26, got {p}")
+    n1 = hidden[0] if hidden else k
+    slots = n0 + 1
+    cols = D - n1 * slots                                   # parameters of layers 2..d
+    per_region = k * slots
+    deadline = math.inf if deadline is None else deadline
 
-    # ---- the sample: integer numerators over a power of two ------------
+    # ---- the sample -----------------------------------------------------
+    exact_pts = None
     if points is None or isinstance(points, (int, np.integer)):
         count = int(points) if points is not None else points_factor * U
         if count < 1:
             raise InvalidArgument(f"need at least one point, got {count}")
-        Xn = sample_points(n0, count, seed)
-        bits = DYADIC_BITS
-        exact_pts = None
     else:
         exact_pts = [tuple(to_rational(t) for t in x) for x in points]
         if any(len(x) != n0 for x in exact_pts):
             raise InvalidArgument(f"every point needs {n0} coordinates")
         if not exact_pts:
             raise InvalidArgument("need at least one point")
-        Xn = None
-        bits = None
-    N = len(exact_pts) if exact_pts is not None else Xn.shape[0]
-    if method == "auto" or exact_pts is not None:  # explicit points are always classified exactly
+        count = len(exact_pts)
+    if method == "auto" or exact_pts is not None:
         method = "exact" if exact_pts is not None else "float-filter"
 
-    def point(k: int) -> tuple[Fraction, ...]:
-        return exact_pts[k] if exact_pts is not None else _fractions(Xn[k], bits)
+    common = dict(architecture=arch, n_params=D, upper_bound=U, upper_bound_reason=why, prime=p, seed=seed,
+                  method=method)
+    estimate = estimate_seconds(arch)
+    memory = estimate_memory_gb(arch)
+    if time.monotonic() + estimate / 3 > deadline or memory > MAX_MEMORY_GB:
+        return FunDimResult(rank=0, points=(), n_sampled=0, n_smooth=0, n_regions=0, n_rows=0, stopped_early=False,
+                            stop_reason="not attempted", estimate_s=estimate, seconds=time.perf_counter() - t0,
+                            **common)
 
     intnet = _IntNet(net)
-    hidden = arch[1:-1]
-
-    # ---- activation patterns ------------------------------------------
-    if method == "exact" or Xn is None:
-        pats = []
-        for k in range(N):
-            pats.append(intnet.pattern(point(k)))
-        smooth = np.array([all(all(s) for s in pt) for pt in pats], dtype=bool)
-        masks = [np.array([[s > 0 for s in pt[l]] for pt in pats], dtype=bool).reshape(N, hidden[l])
-                 for l in range(len(hidden))]
-    else:
-        masks, uncertain = _float_patterns(net, Xn / float(1 << bits))
-        smooth = ~uncertain
-        for k in np.flatnonzero(uncertain)[:200]:  # decide a few exactly, drop the rest
-            pt = intnet.pattern(point(int(k)))
-            if all(all(s) for s in pt):
-                smooth[k] = True
-                for l in range(len(hidden)):
-                    masks[l][k] = np.array([s > 0 for s in pt[l]], dtype=bool)
-
-    def residues(idx: np.ndarray) -> np.ndarray:
-        if Xn is not None:
-            inv = pow(1 << bits, -1, p)
-            return Xn[idx] % p * inv % p
-        return np.array([[_residue(q, p) for q in exact_pts[k]] for k in idx], dtype=np.int64).reshape(len(idx), n0)
-
     mod = _ModNet(net, p)
-    _report("functional dimension: Jacobian rank", 0.1)
+    Wf = [np.array([[float(x) for x in r] for r in L.weight], dtype=np.float64).reshape(L.n_out, L.n_in)
+          for L in net.layers[:-1]]
+    bf = [np.array([float(x) for x in L.bias], dtype=np.float64) for L in net.layers[:-1]]
     excluded: set[int] = set()
     while True:
-        res = _rank_pass(mod, masks, smooth, excluded, residues, U, D, n0, nd, stop_at_upper_bound)
-        rank, Z, n_regions, n_rows, n_smooth, stopped = res
-        # exact check of every witness point: smooth, and the pattern used is right
-        bad = []
-        for k in Z:
-            pt = intnet.pattern(point(k))
-            ok = all(all(s) for s in pt) and all(
-                np.array_equal(masks[l][k], np.array([s > 0 for s in pt[l]], dtype=bool)) for l in range(len(hidden)))
-            if not ok:
-                bad.append(k)
+        run = _Run(net, mod, intnet, Wf, bf, arch, U, cols, per_region, stop_at_upper_bound, deadline, progress,
+                   excluded, estimate)
+        run.go(exact_pts, count, seed, method)
+        bad = run.verify_witnesses()
         if not bad:
             break
-        excluded.update(bad)
-    if Z:
-        rows = jacobian_rows_mod_p(mod, residues(np.array(Z)), [m[np.array(Z)] for m in masks])
-        direct = _nmod(rows, p).rank()  # J_Z itself: the number that is certified
-        if direct < rank:  # pragma: no cover - the two computations are the same mathematics
-            raise AssertionError(f"rank bookkeeping {rank} exceeds the direct rank {direct} of J_Z")
-        rank = direct  # (with several outputs J_Z may have a few more independent rows)
+        excluded |= bad                                    # a float pattern was wrong: do it again without it
+    rank = run.rank
     if rank > U:  # pragma: no cover - would refute the upper bound
         raise AssertionError(f"rank {rank} exceeds the upper bound {U}")
-    return FunDimResult(
-        architecture=arch, n_params=D, upper_bound=U, upper_bound_reason=why, rank=rank, prime=p,
-        points=tuple(point(k) for k in Z), n_sampled=N, n_smooth=n_smooth, n_regions=n_regions, n_rows=n_rows,
-        stopped_early=stopped, seed=seed, method=method, seconds=time.perf_counter() - t0)
+    pts, pivots, rows = run.witnesses()
+    reason = run.reason
+    if reason == "time budget" and run.n_rows == 0:
+        reason = "not attempted"
+    stopped = reason == "upper bound reached" and run.more_left
+    est = estimate if reason == "not attempted" else None
+    if reason == "time budget":
+        est = max(estimate, time.perf_counter() - t0 + run.estimate_left())
+    return FunDimResult(rank=rank, points=pts, pivots=pivots, rows=rows, n_sampled=run.n_sampled,
+                        n_smooth=run.n_smooth, n_regions=run.n_regions, n_rows=run.n_rows, stopped_early=stopped,
+                        stop_reason=reason, estimate_s=est, seconds=time.perf_counter() - t0, **common)
 
 
-def _rank_pass(mod: _ModNet, masks, smooth, excluded, residues, U, D, n0, nd, stop):
-    """One rank computation over the kept points; returns (rank, Z, regions, rows, smooth, stopped)."""
-    p = mod.p
-    ok = smooth.copy()
-    if excluded:
-        ok[list(excluded)] = False
-    idx = np.flatnonzero(ok)
-    n_smooth = int(idx.size)
-    if idx.size == 0:
-        return 0, [], 0, 0, 0, False
-    # deduplicate by activation pattern, at most n0 + 1 points per region,
-    # interleaved: the first point of every region, then the second, ...
-    packed = np.packbits(np.concatenate([m[idx] for m in masks], axis=1), axis=1) if masks else \
-        np.zeros((idx.size, 1), dtype=np.uint8)
-    _, inverse = np.unique(packed, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
-    n_regions = int(inverse.max()) + 1
-    order = np.argsort(inverse, kind="stable")
-    counts = np.bincount(inverse)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    rank_in_region = np.empty(idx.size, dtype=np.int64)
-    rank_in_region[order] = np.arange(idx.size) - np.repeat(starts, counts)
-    keep = rank_in_region <= n0
-    sel = np.lexsort((np.arange(idx.size), rank_in_region))
-    sel = sel[keep[sel]]
-    pts = idx[sel]
+class _Run:
+    """One pass of :func:`functional_dimension`: regions in, rank and witnesses out.
 
-    def rows_for(chunk: np.ndarray) -> np.ndarray:
-        return jacobian_rows_mod_p(mod, residues(chunk), [m[chunk] for m in masks])
+    Regions are kept as rows of arrays: ``X`` (dyadic numerators of one point per region, or
+    ``xs`` for explicit exact points) and ``M[l]`` (the activation pattern of hidden layer l + 1).
+    """
 
-    # first block: about U rows, its independent rows and null space
-    first = max(1, -(-(U + 8) // nd))
-    c0 = pts[:first]
-    R0 = rows_for(c0)
-    src0 = np.tile(c0, nd)
-    indep = _independent_rows(R0, p)
-    r0 = len(indep)
-    Z = sorted({int(src0[i]) for i in indep})
-    n_rows = R0.shape[0]
-    if (r0 >= U and stop) or first >= pts.size:
-        return r0, Z, n_regions, n_rows, n_smooth, first < pts.size
-    X, nullity = _nmod(R0, p).nullspace()
-    NE = _to_numpy(X)[:, :nullity]
-    ech = _Echelon(nullity, p)
-    limit = U - r0 if stop else nullity
-    stopped = False
-    chunk = 2048
-    for s in range(first, pts.size, chunk):
-        c = pts[s:s + chunk]
-        R = rows_for(c)
-        n_rows += R.shape[0]
-        P = _matmul_mod(R, NE, p)
-        ech.add(P, np.tile(c, nd), limit)
-        _report("functional dimension: Jacobian rank", 0.1 + 0.9 * (r0 + len(ech.pivots)) / max(U, 1))
-        if len(ech.pivots) >= limit and stop:
-            stopped = s + chunk < pts.size
-            break
-    Z = sorted(set(Z) | set(ech.sources))
-    return r0 + len(ech.pivots), Z, n_regions, n_rows, n_smooth, stopped
+    #: Tuning: the first block aims at this fraction of the rank still needed; later blocks hold about
+    #: ``BLOCK_ROWS`` × (kernel width) rows, more when the width is small.
+    FIRST_BLOCK = 1.15
+    BLOCK_ROWS = 1
+
+    def __init__(self, net, mod, intnet, Wf, bf, arch, U, cols, per_region, stop, deadline, progress, excluded,
+                 estimate):
+        self.net, self.mod, self.intnet, self.Wf, self.bf = net, mod, intnet, Wf, bf
+        self.arch, self.U, self.cols, self.per_region = arch, U, cols, per_region
+        self.stop, self.deadline, self.progress, self.excluded = stop, deadline, progress, excluded
+        self.estimate = estimate
+        self.p = mod.p
+        self.n0, self.k = arch[0], arch[-1]
+        self.hidden = arch[1:-1]
+        n1 = self.hidden[0] if self.hidden else self.k
+        self.delta = _Delta(n1, self.p)
+        self.kernel = _Kernel(cols, self.p)
+        self.X = np.zeros((0, self.n0), dtype=np.int64)
+        self.xs: list | None = None
+        self.M = [np.zeros((0, w), dtype=bool) for w in self.hidden]
+        self.keys = np.zeros(0, dtype=np.uint64)
+        self.n_regions = 0
+        self.seen = np.zeros(0, dtype=np.uint64)       # sorted keys of the regions queued
+        self.salt = np.random.default_rng(0xC0FFEE).integers(1, 2**62, size=8, dtype=np.int64
+                                                              ).astype(np.uint64) * np.uint64(2) + np.uint64(1)
+        self.next_region = 0
+        self.store: dict[int, tuple] = {}     # pivot region -> (A list, B list) for that region
+        self.n_sampled = self.n_smooth = self.n_rows = 0
+        self.reason = "sample exhausted"
+        self.more_left = False
+        self._pi = None                        # (N, number of pivots, Π) cache
+        self._rng = np.random.default_rng(0x5C4EE7)
+
+    # ---- rank -------------------------------------------------------------
+    @property
+    def rank(self) -> int:
+        return (self.n0 + 1) * len(self.delta.cols) + self.kernel.rank
+
+    def _say(self):
+        text = f"rank {self.rank}/{self.U}, {self.next_region} activation regions, {self.n_sampled} points"
+        _report(f"functional dimension: Jacobian {text}", self.rank / max(self.U, 1))
+        if self.progress is not None:
+            self.progress(text)
+
+    def _batch_cost(self, R: int) -> float:
+        """Model seconds to process R more regions now."""
+        rows = R * self.per_region
+        T = max(1, len(self.store))
+        cost = _C_EXACT * self.net.n_params + _C_NUMPY * R * self.net.n_params * (self.n0 + 1) / 4
+        if self.kernel.N is None:
+            w = self.cols
+            r = max(1, min(rows, w, self.U - self.rank))
+            cost += _C_NUMPY * rows * w * T + _C_FLINT_IN * rows * w + 2 * _C_RREF * rows * w * r
+        else:
+            w = max(1, self.kernel.width)
+            cost += _C_NUMPY * R * self.k * self.cols * w / 4 + _C_NUMPY * rows * w * 2
+        return cost
+
+    def estimate_left(self) -> float:
+        need = self.U - self.rank
+        if need <= 0:
+            return 0.0
+        R = -(-int(need * self.FIRST_BLOCK + 8) // self.per_region)
+        return self._batch_cost(R)
+
+    def _regions_wanted(self) -> int:
+        need = self.U - self.rank
+        if self.kernel.N is None:
+            cap = max(1, _MAX_FLINT_ENTRIES // max(1, self.per_region * self.cols))
+            return max(1, min(cap, -(-int(need * self.FIRST_BLOCK + 8) // self.per_region)))
+        width = max(1, self.kernel.width)
+        rows = max(self.BLOCK_ROWS * width, min(1 << 17, _MAX_ENTRIES // (4 * width)), self.per_region)
+        data = max(1, sum(a + 1 for a in self.arch[:-1]) * (self.n0 + 1) + self.k * sum(self.hidden))
+        cap = max(1, min(-(-rows // self.per_region), _MAX_ENTRIES // data))
+        cheap = (1 << 19) // max(1, self.per_region * max(1, self.cols))
+        return min(cap, max(16, self.next_region, cheap))  # blocks at most double what was done, unless cheap
+
+    # ---- blocks of regions -------------------------------------------------
+    def _process(self, r0: int, r1: int) -> None:
+        """Feed regions r0 .. r1 - 1 into the rank."""
+        k, slots = self.k, self.n0 + 1
+        R = r1 - r0
+        masks = [m[r0:r1] for m in self.M]
+        B = _backward(self.mod, masks)
+        A = _forward(self.mod, masks) if self.kernel.N is None else None
+        self.n_rows += R * self.per_region
+        d1 = np.ascontiguousarray(B[0].transpose(0, 2, 1)).reshape(R * k, -1)  # (region, output) × n1
+        if not self.delta.full:
+            res = self.delta.residual(d1)
+            for t in np.flatnonzero(_rows_nonzero(res)):
+                src = (r0 + int(t) // k, int(t) % k)
+                if self.delta.add(d1[t], src) and src[0] not in self.store:
+                    pos = src[0] - r0
+                    Ar = A if A is not None else _forward(self.mod, [m[pos:pos + 1] for m in masks])
+                    i = pos if A is not None else 0
+                    self.store[src[0]] = ([a[i].copy() for a in Ar], [b[pos].copy() for b in B])
+        if not self.cols or self.kernel.saturated or (self.kernel.N is not None and not self.kernel.width):
+            return
+        pivots = {(r - r0) * k + o for r, o in self.delta.sources if r0 <= r < r1}
+        rest = np.array([t for t in range(R * k) if t not in pivots], dtype=np.int64) if pivots else \
+            np.arange(R * k, dtype=np.int64)
+        if not rest.size:
+            return
+        K = self.delta.coefficients(d1[rest])                             # |rest| × ρ
+        if self.kernel.N is not None:                                     # screen: only pairs that add rank
+            hit = self._screen(rest, masks, B, K)
+            rest, K = rest[hit], K[hit]
+            if not rest.size:
+                return
+            regs = np.unique(rest // k)
+            A = (regs, _forward(self.mod, [m[regs] for m in masks]))
+        for c0 in range(0, rest.size, self._chunk()):
+            part = rest[c0:c0 + self._chunk()]
+            ids = np.empty((part.size, slots, 3), dtype=np.int64)
+            ids[:, :, 0] = (r0 + part // k)[:, None]
+            ids[:, :, 1] = (part % k)[:, None]
+            ids[:, :, 2] = np.arange(slots)[None, :]
+            first = self.kernel.N is None
+            if first:
+                Y = self._reduced_rows(part, A, B, K[c0:c0 + part.size])
+            else:
+                Y = self._projected_rows(part, A, B, K[c0:c0 + part.size])
+            self.kernel.add(Y, ids.reshape(-1, 3), self.U - self.rank, group=slots)
+            if first and self.kernel.N is not None:
+                self.kernel.quotient(self._scalings())
+                if c0 + part.size < rest.size:                          # the rest of this block is screened
+                    more = rest[c0 + part.size:]
+                    self._process_more(r0, more, masks, B, K[c0 + part.size:])
+                    return
+            if (self.stop and self.rank >= self.U) or self.kernel.saturated or not self.kernel.width:
+                return
+
+    def _process_more(self, r0, rest, masks, B, K) -> None:
+        """Pairs of a block left over when the kernel was first formed: screened and projected."""
+        k, slots = self.k, self.n0 + 1
+        if self.kernel.saturated or not self.kernel.width:
+            return
+        hit = self._screen(rest, masks, B, K)
+        rest, K = rest[hit], K[hit]
+        if not rest.size:
+            return
+        regs = np.unique(rest // k)
+        A = (regs, _forward(self.mod, [m[regs] for m in masks]))
+        for c0 in range(0, rest.size, self._chunk()):
+            part = rest[c0:c0 + self._chunk()]
+            ids = np.empty((part.size, slots, 3), dtype=np.int64)
+            ids[:, :, 0] = (r0 + part // k)[:, None]
+            ids[:, :, 1] = (part % k)[:, None]
+            ids[:, :, 2] = np.arange(slots)[None, :]
+            Y = self._projected_rows(part, A, B, K[c0:c0 + part.size])
+            self.kernel.add(Y, ids.reshape(-1, 3), self.U - self.rank, group=slots)
+            if (self.stop and self.rank >= self.U) or self.kernel.saturated or not self.kernel.width:
+                return
+
+    def _screen(self, rest, masks, B, K) -> np.ndarray:
+        """Which pairs have a reduced row with nonzero projection on N (a random combination N g of it).
+
+        A pair whose rows project to Y ≠ 0 is missed with probability at most 1/p; a miss only
+        lowers the rank found, which stays a certified lower bound.  The projection on N g of the
+        rows r(s, o, ·) is y = Σ_ℓ A^{ℓ-1}_sᵀ (V^ℓ)ᵀ δ^ℓ_o (V = N g), computed by one backward pass
+        per pair (Horner: t ← P_mᵀ t + u_m with A^m = P_m A^{m-1}), without forming A.
+        """
+        p, k, slots = self.p, self.k, self.n0 + 1
+        N = self.kernel.N
+        c = N.shape[1]
+        g = self._rng.integers(0, p, size=(c, 1), dtype=np.int64)
+        v = _mm(N, g, p)[:, 0]                                            # a random kernel direction
+        pos, outs = rest // k, rest % k
+        d = len(self.arch) - 1
+        offs, off = {}, 0
+        for l in range(2, d + 1):
+            offs[l] = off
+            off += self.arch[l] * (self.arch[l - 1] + 1)
+        t = None
+        for m in range(d, 0, -1):                                         # t lives in the space of h̃^{m-1}
+            if m >= 2:
+                nl, w = self.arch[m], self.arch[m - 1] + 1
+                V = v[offs[m]:offs[m] + nl * w].reshape(nl, w)
+                u = _mm(B[m - 1][pos, :, outs], V, p)                     # Q × w
+                t = u if t is None else (t + u) % p
+            if m >= 2 or t is not None:
+                # t ← P_{m-1}ᵀ t (down to the space of h̃^{m-2}); at m = 1 t is already in slot space
+                if m - 1 >= 1:
+                    nm = self.arch[m - 1]
+                    tm = t[:, :nm] * masks[m - 2][pos]
+                    t2 = _mm(tm, self.mod.Wt[m - 2], p)
+                    t2[:, -1] = (t2[:, -1] + t[:, nm]) % p
+                    t = t2
+        y = t                                                             # Q × slots
+        pi = self._pivot_rows().reshape(len(self.delta.sources), slots, c)
+        piv = _mm(K, (pi @ g[:, 0]) % p if c * p * p < (1 << 62) else _mm(pi, g, p)[..., 0], p)
+        z = (y - piv) % p
+        return _rows_nonzero(z)
+
+    def _chunk(self) -> int:
+        w = self.cols if self.kernel.N is None else 4 * max(1, self.kernel.width)
+        return max(1, _MAX_ENTRIES // max(1, (self.n0 + 1) * w))
+
+    def _kap(self, K: np.ndarray):
+        """K (Q × ρ, over the pivot pairs) regrouped by pivot region: (Q × T × k), and the regions."""
+        regs = sorted(self.store)
+        where = {r: n for n, r in enumerate(regs)}
+        kap = np.zeros((K.shape[0], len(regs), self.k), dtype=np.int64)
+        for s_i, (r, o) in enumerate(self.delta.sources):
+            kap[:, where[r], o] = K[:, s_i]
+        return kap, regs
+
+    def _reduced_rows(self, part, A, B, K) -> np.ndarray:
+        """The reduced rows r(s,o,j) - Σ_t K_t r(t,j) of S, restricted to layers 2..d, formed explicitly."""
+        p, slots, k = self.p, self.n0 + 1, self.k
+        pos, outs = part // k, part % k
+        kap, regs = self._kap(K)
+        if isinstance(A, tuple):                           # the forward maps of some regions only
+            at = np.searchsorted(A[0], pos)
+            A_own = [None] + [a[at] for a in A[1][1:]]
+        else:
+            A_own = [None] + [a[pos] for a in A[1:]]
+        blocks = []
+        for l in range(2, len(self.arch)):
+            a_own = A_own[l - 1].transpose(0, 2, 1)                         # Q × slots × (n_{l-1}+1)
+            b_own = B[l - 1][pos, :, outs]                                  # Q × n_l
+            own = (b_own[:, None, :, None] * a_own[:, :, None, :]) % p      # Q × slots × n_l × (n_{l-1}+1)
+            if not regs:
+                blocks.append(own.reshape(own.shape[0] * slots, -1))
+                continue
+            Bp = np.stack([self.store[r][1][l - 1] for r in regs])         # T × n_l × k
+            Ap = np.stack([self.store[r][0][l - 1] for r in regs])         # T × (n_{l-1}+1) × slots
+            Uq = np.einsum("tik,qtk->qit", Bp, kap) % p                     # Q × n_l × T  (k small: exact)
+            Q, nl, T = Uq.shape
+            Z = _mm(Uq.reshape(Q * nl, T), Ap.reshape(T, -1), p)           # (Q n_l) × ((n_{l-1}+1) slots)
+            Z = Z.reshape(Q, nl, Ap.shape[1], slots).transpose(0, 3, 1, 2)
+            blocks.append(((own - Z) % p).reshape(Q * slots, -1))
+        return np.concatenate(blocks, axis=1)
+
+    def _proj(self, A_list, delta_list) -> np.ndarray:
+        """Σ_ℓ A^{ℓ-1}ᵀ (δ^ℓ · N_ℓ): the rows r(·, ·, j) of a batch of pairs times N (Q × slots × c)."""
+        p, c = self.p, self.kernel.width
+        N = self.kernel.N
+        out, off = None, 0
+        for l in range(2, len(self.arch)):
+            nl, w = self.arch[l], self.arch[l - 1] + 1
+            Nl = N[off:off + nl * w]
+            off += nl * w
+            G = _mm(delta_list[l], Nl.reshape(nl, w * c), p).reshape(-1, w, c)   # Q × w × c
+            Al = A_list[l]                                                        # Q × w × slots
+            if Al.shape[0] * w * Al.shape[2] * c <= (1 << 22):               # small: one broadcast sum
+                part = np.einsum("qmj,qmc->qjc", Al, G) % p                   # w terms < 2^52 each: exact
+            else:
+                part = _mm(np.ascontiguousarray(Al.transpose(0, 2, 1)), G, p)  # Q × slots × c
+            out = part if out is None else (out + part) % p
+        return out
+
+    def _pivot_rows(self) -> np.ndarray:
+        """Π: the pivot pairs' rows r(t, j) times N (ρ × (slots · c)), cached while N and the pivots stay."""
+        N = self.kernel.N
+        if self._pi is not None and self._pi[0] is N and self._pi[1] == len(self.delta.sources):
+            return self._pi[2]
+        srcs = self.delta.sources
+        if not srcs:
+            pi = np.zeros((0, (self.n0 + 1) * self.kernel.width), dtype=np.int64)
+            self._pi = (N, 0, pi)
+            return pi
+        A_list = {l: np.stack([self.store[r][0][l - 1] for r, _ in srcs]) for l in range(2, len(self.arch))}
+        d_list = {l: np.stack([self.store[r][1][l - 1][:, o] for r, o in srcs]) for l in range(2, len(self.arch))}
+        pi = self._proj(A_list, d_list).reshape(len(srcs), -1)
+        self._pi = (N, len(srcs), pi)
+        return pi
+
+    def _projected_rows(self, part, A, B, K) -> np.ndarray:
+        """The reduced rows of S times N: formed and multiplied when that is cheaper (narrow layers),
+        else without forming them, proj(q) - K · Π."""
+        p, slots, k, c = self.p, self.n0 + 1, self.k, self.kernel.width
+        sum_w = sum(a + 1 for a in self.arch[1:-1])
+        if 4 * slots * self.cols + slots * self.cols * c / 4 < 2 * (self.cols * c + slots * sum_w * c):
+            return _mm(self._reduced_rows(part, A, B, K), self.kernel.N, p)
+        pos, outs = part // k, part % k
+        regs, Ar = A                                       # the forward maps of the regions ``regs`` only
+        at = np.searchsorted(regs, pos)
+        A_list = {l: Ar[l - 1][at] for l in range(2, len(self.arch))}
+        d_list = {l: B[l - 1][pos, :, outs] for l in range(2, len(self.arch))}
+        own = self._proj(A_list, d_list).reshape(part.size, slots * c)
+        Y = (own - _mm(K, self._pivot_rows(), p)) % p
+        return Y.reshape(part.size * slots, c)
+
+    def _scalings(self) -> np.ndarray:
+        """The scaling tangents ξ_u (Lemma A0) restricted to the parameters of layers 2..d (cols × N), mod p."""
+        p, arch = self.p, self.arch
+        offs, off = {}, 0
+        for l in range(2, len(arch)):
+            offs[l] = off
+            off += arch[l] * (arch[l - 1] + 1)
+        vecs = []
+        for l in range(1, len(arch) - 1):                  # hidden layer l, neuron u
+            n_prev, n_next = arch[l - 1], arch[l + 1]
+            for u in range(arch[l]):
+                v = np.zeros(self.cols, dtype=np.int64)
+                if l >= 2:                                 # incoming (W^l[u, :], b^l_u)
+                    o = offs[l] + u * (n_prev + 1)
+                    v[o:o + n_prev + 1] = self.mod.Wt[l - 1][u]
+                o = offs[l + 1]                            # outgoing -W^{l+1}[:, u]
+                v[o + u:o + n_next * (arch[l] + 1):arch[l] + 1] = (-self.mod.W[l][:, u]) % p
+                vecs.append(v)
+        return np.stack(vecs, axis=1) if vecs else np.zeros((self.cols, 0), dtype=np.int64)
+
+    # ---- regions ------------------------------------------------------------
+    def _hash(self, masks: Sequence[np.ndarray]) -> np.ndarray:
+        """64-bit keys of activation patterns (rows): the pattern itself up to 64 hidden neurons, else a hash
+        (a collision only drops a region, never adds rank)."""
+        n = masks[0].shape[0] if masks else 1
+        if not self.hidden:
+            return np.zeros(n, dtype=np.uint64)
+        packed = np.packbits(np.concatenate(masks, axis=1), axis=1)
+        nb = packed.shape[1]
+        pad = -nb % 8
+        if pad:
+            packed = np.concatenate([packed, np.zeros((n, pad), dtype=np.uint8)], axis=1)
+        words = np.ascontiguousarray(packed).view("<u8")
+        if words.shape[1] == 1:
+            return words[:, 0].copy()
+        h = np.zeros(n, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            for i in range(words.shape[1]):
+                h = (h ^ words[:, i]) * self.salt[i % self.salt.size]
+        return h
+
+    def _queue(self, X, xs, masks) -> None:
+        """Queue the points whose patterns were not seen yet (one per pattern)."""
+        n = masks[0].shape[0] if self.hidden else (len(xs) if xs is not None else X.shape[0])
+        if n == 0:
+            return
+        if not self.hidden:
+            if self.n_regions:
+                return
+            sel = np.array([0])
+            keys = np.zeros(1, dtype=np.uint64)
+        else:
+            h = self._hash(masks)
+            keys, first = np.unique(h, return_index=True)
+            fresh = ~np.isin(keys, self.seen, assume_unique=True)
+            if self.excluded:
+                fresh &= ~np.isin(keys, np.array(sorted(self.excluded), dtype=np.uint64))
+            first = first[fresh]
+            keys = keys[fresh]
+            order = np.argsort(first, kind="stable")
+            sel, keys = first[order], keys[order]
+            self.seen = np.union1d(self.seen, keys)
+        if xs is not None:
+            self.xs = (self.xs or []) + [xs[i] for i in sel]
+        else:
+            self.X = np.concatenate([self.X, X[sel]])
+        self.M = [np.concatenate([M, m[sel]]) for M, m in zip(self.M, masks)]
+        self.keys = np.concatenate([self.keys, keys])
+        self.n_regions += int(sel.size)
+
+    def _sample(self, rng, want: int, method: str) -> None:
+        """Draw ``want`` points; queue one point of every activation region not seen yet."""
+        L = len(self.hidden)
+        Xn = _draw(rng, self.n0, want)
+        self.n_sampled += want
+        if not L:
+            self.n_smooth += want
+            self._queue(Xn, None, [])
+            return
+        if method == "exact":
+            pats = self.intnet.patterns([_fractions(x) for x in Xn])
+            ok = np.array([all(all(s) for s in pt) for pt in pats], dtype=bool)
+            fm = [np.array([[s > 0 for s in pt[l]] for pt in pats], dtype=bool).reshape(want, w)
+                  for l, w in enumerate(self.hidden)]
+        else:
+            fm, unc = _float_patterns(self.Wf, self.bf, Xn / float(1 << DYADIC_BITS))
+            ok = ~unc
+            doubt = np.flatnonzero(unc)[:200]   # decide a few exactly, drop the rest
+            if doubt.size:
+                pats = self.intnet.patterns([_fractions(Xn[i]) for i in doubt])
+                for i, pt in zip(doubt, pats):
+                    if all(all(s) for s in pt):
+                        ok[i] = True
+                        for l in range(L):
+                            fm[l][i] = np.array([s > 0 for s in pt[l]], dtype=bool)
+        keep = np.flatnonzero(ok)
+        self.n_smooth += int(keep.size)
+        if keep.size:
+            self._queue(Xn[keep], None, [m[keep] for m in fm])
+
+    def go(self, exact_pts, count: int, seed: int, method: str) -> None:
+        try:
+            if exact_pts is not None:
+                self.n_sampled = len(exact_pts)
+                pats = self.intnet.patterns(exact_pts)
+                keep = [i for i, pt in enumerate(pats) if all(all(s) for s in pt)]
+                self.n_smooth = len(keep)
+                masks = [np.array([[s > 0 for s in pats[i][l]] for i in keep], dtype=bool).reshape(len(keep), w)
+                         for l, w in enumerate(self.hidden)]
+                self._queue(None, [exact_pts[i] for i in keep], masks)
+                self._drain()
+            else:
+                rng = np.random.default_rng(seed)
+                size = 0
+                while self.n_sampled < count:
+                    want = self._regions_wanted()
+                    cheap = (1 << 20) // max(1, self.net.n_params)
+                    size = min(count - self.n_sampled, max(64, 2 * want, 2 * self.n_sampled, cheap))
+                    self._sample(rng, size, method)
+                    self._drain()
+        except _Stop:
+            pass
+        if self.reason == "upper bound reached":
+            self.more_left = self.next_region < self.n_regions or self.n_sampled < count
+
+    def _drain(self) -> None:
+        """Process the queued regions in blocks (all of them; the caller samples more when needed)."""
+        while self.next_region < self.n_regions:
+            if self.stop and self.rank >= self.U:
+                self.reason = "upper bound reached"
+                raise _Stop
+            R = min(self._regions_wanted(), self.n_regions - self.next_region)
+            if time.monotonic() + self._batch_cost(R) > self.deadline:
+                self.reason = "time budget"
+                raise _Stop
+            r0 = self.next_region
+            self.next_region += R
+            self._process(r0, r0 + R)
+            self._say()
+        if self.stop and self.rank >= self.U:
+            self.reason = "upper bound reached"
+            raise _Stop
+        if time.monotonic() > self.deadline:
+            self.reason = "time budget"
+            raise _Stop
+
+    # ---- witnesses ---------------------------------------------------------
+    def _used(self) -> list[int]:
+        used = {r for r, _ in self.delta.sources} | {int(r) for r, _, _ in self.kernel.ids}
+        return sorted(used)
+
+    def _point(self, r: int) -> tuple[Fraction, ...]:
+        return self.xs[r] if self.xs is not None else _fractions(self.X[r])
+
+    def verify_witnesses(self) -> set:
+        """Exact check of every witness point: generic, with the pattern used.  Returns the bad keys."""
+        used = self._used()
+        pats = self.intnet.patterns([self._point(r) for r in used])
+        bad = set()
+        for r, pt in zip(used, pats):
+            ok = all(all(s) for s in pt) and all(
+                np.array_equal(self.M[l][r], np.array([s > 0 for s in pt[l]], dtype=bool)) for l in range(len(pt)))
+            if not ok:
+                bad.add(int(self.keys[r]))
+        return bad
+
+    def witnesses(self):
+        used = self._used()
+        index = {r: n for n, r in enumerate(used)}
+        pts = tuple(self._point(r) for r in used)
+        pivots = tuple((index[r], o) for r, o in self.delta.sources)
+        rows = tuple((index[int(r)], int(o), int(j)) for r, o, j in self.kernel.ids)
+        return pts, pivots, rows

@@ -377,6 +377,8 @@ def layer_flip_sets(net: Network, l: int, *, max_support: int = 16, limit: int =
     vectors are independent over Q), ``"exhausted"`` (every 0/1 vector in the
     kernel's support was tried) or ``"skipped: ..."``.
     """
+    if _full_rank_mod_p(net, l):
+        return [], "full-rank"
     return zero_subsets(_layer_flip_vectors(net, l), max_support=max_support, limit=limit)
 
 
@@ -432,6 +434,44 @@ def zero_subsets(vecs, *, max_support: int = 16, limit: int = 64):
 
 
 _FLIP_PRIME = 2_147_483_647  # 2^31 - 1; a prefilter only, every hit is re-checked exactly
+
+
+def _full_rank_mod_p(net: Network, l: int, rows: int | None = None) -> bool:
+    """Whether the layer-flip vectors of hidden layer l are independent, decided quickly when they are.
+
+    The vectors vec(W^{l+1}[:, i] W^l[i, :]) restricted to a random subset of about 4 n coordinates,
+    modulo 2^31 - 1: rank n there implies rank n over Q (a subset of rows, and rank_p <= rank_Q), so
+    "full-rank" is then a proof (the checker recomputes it on all coordinates).  Otherwise the exact
+    computation decides.
+    """
+    Wl, Wn = net.layers[l - 1].weight, net.layers[l].weight
+    n, n_in, n_out = len(Wl), net.layers[l - 1].n_in, len(Wn)
+    m = n_out * n_in
+    if n == 0 or m < n:
+        return False
+    p = _FLIP_PRIME
+    rng = random.Random(f"reluid-flip-rows-{l}")
+    pick = sorted(rng.sample(range(m), min(m, rows or 4 * n + 16)))
+    inv: dict[int, int] = {}
+
+    def res(q: Fraction) -> int:
+        d = q.denominator
+        if d not in inv:
+            if d % p == 0:
+                return -1
+            inv[d] = pow(d, -1, p)
+        return q.numerator % p * inv[d] % p
+
+    entries = []
+    for r in pick:
+        o, c = divmod(r, n_in)
+        row_o = Wn[o]
+        for i in range(n):
+            a, b = res(row_o[i]), res(Wl[i][c])
+            if a < 0 or b < 0:
+                return False
+            entries.append(a * b % p)
+    return flint.nmod_mat(len(pick), n, entries, p).rank() == n
 
 
 # ---- detection ---------------------------------------------------------------
@@ -637,6 +677,8 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
             return None
         return res
 
+    ask.late = lambda: time.monotonic() - start >= timeout - 0.05
+
     for open_, rel, word, refuted, proved, kind in ((d.open_dead, ">0", "active", d.active, d.dead, DEAD),
                                                     (d.open_always, "<0", "negative", d.inactive, d.always,
                                                      ALWAYS_ACTIVE)):
@@ -682,6 +724,9 @@ def _collapsed_kinks(d: _Detection, ask, Condition) -> None:
     for p in range(1, len(hidden)):
         nxt = net.layers[p]
         for u in range(hidden[p - 1]):
+            if ask.late():
+                d.undecided.append(("collapsed kinks (mechanism iii) not all examined", "time budget exhausted"))
+                return
             if (p, u) in d.dead or (p, u) in d.always or (p, u) not in d.inactive:
                 continue
             successors = [v for v in range(nxt.n_out) if nxt.weight[v][u]]
@@ -719,10 +764,15 @@ def _affine_flips(d: _Detection, ask, Condition) -> None:
     for l in range(2, len(hidden) + 1):
         images = [tuple(v if v > 0 else Fraction(0) for v in z[l - 2]) for z in d.pre]
         diffs = [[a - b for a, b in zip(y, images[0])] for y in images[1:]]
+        if ask.late():
+            d.undecided.append(("affine layer flips (mechanism iv) not all examined", "time budget exhausted"))
+            return
         basis = _row_basis(diffs, hidden[l - 2])
         if len(basis) >= hidden[l - 2]:
             continue                                    # the sampled image already spans: no refinement here
         Wl, Wn = net.layers[l - 1], net.layers[l]
+        if basis and _independent_mod_p(Wl.weight, Wn.weight, basis):
+            continue                                    # no F has Σ_F W^{l+1}[:, i] (W^l[i, :] B) = 0
         vecs = [tuple(Wn.weight[o][i] * sum(Wl.weight[i][k] * bvec[k] for k in range(len(bvec)))
                       for o in range(Wn.n_out) for bvec in basis) for i in range(Wl.n_out)]
         sets, _ = zero_subsets(vecs) if basis else ([tuple(range(Wl.n_out))], "")
@@ -757,23 +807,92 @@ def _hull_network(net: Network, l: int, row, bias) -> Network:
     return silent_neurons(net, l, [row], [bias])
 
 
+def _residues(rows, p: int) -> np.ndarray | None:
+    """The matrix ``rows`` of rationals modulo p (int64), or None if p divides a denominator."""
+    inv: dict[int, int] = {}
+    out = np.zeros((len(rows), len(rows[0]) if rows else 0), dtype=np.int64)
+    for r, row in enumerate(rows):
+        for c, q in enumerate(row):
+            q = Fraction(q)
+            d = q.denominator
+            if d not in inv:
+                if d % p == 0:
+                    return None
+                inv[d] = pow(d, -1, p)
+            out[r, c] = q.numerator % p * inv[d] % p
+    return out
+
+
+def _matmul_mod(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
+    """A·B mod p for entries below p < 2^31, without overflow (16-bit halves of B)."""
+    lo, hi = B & 0xFFFF, B >> 16
+    acc_lo = np.zeros((A.shape[0], B.shape[1]), dtype=np.int64)
+    acc_hi = np.zeros_like(acc_lo)
+    for k in range(0, A.shape[1], 256):          # 256 products of < 2^31 · 2^16 stay below 2^63
+        acc_lo = (acc_lo + A[:, k:k + 256] @ lo[k:k + 256]) % p
+        acc_hi = (acc_hi + A[:, k:k + 256] @ hi[k:k + 256]) % p
+    return (acc_lo + acc_hi * (1 << 16)) % p
+
+
+def _independent_mod_p(Wl, Wn, basis) -> bool:
+    """Whether the vectors (W^{l+1}[o, i] · W^l[i, :] b)_{o, b} of the neurons i are independent mod 2^31 - 1.
+
+    Then they are independent over Q and no nonempty F sums them to 0: a quick exit
+    for the candidate search of :func:`_affine_flips` (False decides nothing).
+    """
+    p = _FLIP_PRIME
+    A, N, B = _residues(Wl, p), _residues(Wn, p), _residues(basis, p)
+    if A is None or N is None or B is None:
+        return False
+    proj = _matmul_mod(A, B.T.copy(), p)                  # n × r: W^l[i, :] b for every basis vector b
+    n, r = proj.shape
+    vecs = (N.T[:, :, None] * proj[:, None, :] % p).reshape(n, N.shape[0] * r)
+    if vecs.shape[1] < n:
+        return False
+    M = flint.nmod_mat(n, vecs.shape[1], [int(x) for x in vecs.ravel()], p)
+    return M.rank() == n
+
+
 def _row_basis(vectors, dim: int) -> list[list[Fraction]]:
-    """A basis of the span of ``vectors`` (exact row reduction)."""
-    rows = [list(v) for v in vectors if any(v)]
-    basis = []
-    for col in range(dim):
-        piv = next((r for r in rows if r[col]), None)
-        if piv is None:
-            continue
-        rows.remove(piv)
-        basis.append(piv)
-        rows = [[x - r[col] / piv[col] * y for x, y in zip(r, piv)] for r in rows]
-        rows = [r for r in rows if any(r)]
-    return basis
+    """A maximal set of ``vectors`` independent modulo 2^31 - 1 (so independent over Q), in their order.
+
+    It spans the vectors over Q unless p divides a minor that matters, which only
+    makes the candidate search below wider: this is a search, and every candidate is
+    proved or refuted exactly.  Vectors with a denominator divisible by p are skipped.
+    """
+    p = _FLIP_PRIME
+    inv: dict[int, int] = {}
+    rows, keep = [], []
+    for j, v in enumerate(vectors):
+        res = []
+        for q in v:
+            q = Fraction(q)
+            d = q.denominator
+            if d not in inv:
+                inv[d] = pow(d, -1, p) if d % p else None
+            if inv[d] is None:
+                break
+            res.append(q.numerator % p * inv[d] % p)
+        else:
+            if any(res):
+                rows.append(res)
+                keep.append(j)
+    if not rows:
+        return []
+    T = flint.nmod_mat(dim, len(rows), [rows[c][r] for r in range(dim) for c in range(len(rows))], p)
+    R, rank = T.rref()
+    pivots, c = [], 0
+    for r in range(rank):
+        while int(R[r, c]) == 0:
+            c += 1
+        pivots.append(keep[c])
+        c += 1
+    return [[Fraction(x) for x in vectors[j]] for j in pivots]
+
 
 def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: float = 10.0, seed: int = 0,
                       prover: str = "auto", max_nodes: int = 20000, probes: int = 48,
-                      float_probes: int = 20000) -> MechanismReport:
+                      float_probes: int = 20000, deadline: float | None = None) -> MechanismReport:
     """Find certified sources of hidden symmetries in a network with >= 2 hidden layers.
 
     Parameters
@@ -797,6 +916,9 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
     float_probes : int, keyword-only
         Number of further points evaluated in float64 to suggest refutations;
         each suggested point is re-evaluated exactly before it counts.
+    deadline : float, optional, keyword-only
+        A ``time.monotonic()`` time after which no further phase starts; the
+        phases not run are listed as undecided ("time budget").
 
     Returns
     -------
@@ -827,14 +949,24 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
     if prover not in ("auto", "always", "never"):
         raise InvalidArgument(f"prover must be 'auto', 'always' or 'never', got {prover!r}")
     d = _Detection(net, seed, probes)
-    _first_layer(d)
-    _deeper_layers(d)
-    d.mechanisms.extend(_exact_structure(net))   # zero outgoing weights, proportional neurons (Lemmas 10, 11(1))
-    _layer_flips(d)
-    _coactivity(d)
-    if d.has_open:   # wider float probes; every witness they suggest is re-checked exactly
-        _float_probes(d, seed, float_probes)
+    late = (lambda: False) if deadline is None else (lambda: time.monotonic() > deadline)
+    steps = [("dead/always-active neurons of layer 1", lambda: _first_layer(d)),
+             ("dead/always-active neurons of deeper layers", lambda: _deeper_layers(d)),
+             ("zero outgoing weights and proportional neurons",
+              lambda: d.mechanisms.extend(_exact_structure(net))),   # Lemmas 10, 11(1) per layer
+             ("layer flips", lambda: _layer_flips(d)),
+             ("never co-active pairs", lambda: _coactivity(d)),
+             # wider float probes; every witness they suggest is re-checked exactly
+             ("float probes", lambda: _float_probes(d, seed, float_probes) if d.has_open else None)]
+    for n, (what, step) in enumerate(steps):
+        if late():
+            left = ", ".join(w for w, _ in steps[n:])
+            d.undecided.append((f"not examined: {left}", "time budget exhausted"))
+            return d.freeze()
+        step()
     if prover == "always" or (prover == "auto" and not d.mechanisms):
+        if deadline is not None:
+            timeout = max(0.0, min(timeout, deadline - time.monotonic()))
         _prover_phase(d, timeout=timeout, query_timeout=query_timeout, max_nodes=max_nodes)
     elif d.has_open:
         why = "prover not used (a mechanism was found)" if prover == "auto" else "prover disabled"

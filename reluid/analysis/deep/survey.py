@@ -9,8 +9,10 @@ on F × U sample points from N(0, I) (the paper: F = 100, K = 5000).
 Differences from the paper's float computation, all in the direction of rigour:
 
 * every rank is an exactly certified lower bound (rank modulo a prime of the
-  exact Jacobian at exactly checked parametrically smooth points), where the
-  paper uses a float SVD rank, which can over- or under-count;
+  exact Jacobian rows of the activation regions of exactly checked generic
+  sample points, docs/mathematics.md §6, Lemma R), where the paper uses a float
+  SVD rank at the points, which can over- or under-count (region rows see at
+  least what the points see);
 * the computation stops adding points once the rank reaches U (that value is
   then certified; the paper's float rank cannot exceed U either);
 * points are the Gaussian samples rounded to multiples of 2^-20 (exactly), and

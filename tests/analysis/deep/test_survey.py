@@ -113,7 +113,11 @@ def test_committed_report_is_consistent():
 
 
 def test_committed_report_is_reproducible():
-    """The first networks of every committed survey give the recorded certified ranks again."""
+    """The first networks of every committed survey give at least the recorded certified ranks again.
+
+    The committed data were computed from the Jacobian rows at the sampled points; reluid now uses
+    the region rows of the same points (docs/mathematics.md §6, Lemma R), which span at least as much.
+    """
     data = _report()
     for r in _runs(data):
         cfg = r["config"]
@@ -122,7 +126,7 @@ def test_committed_report_is_reproducible():
                               bias_variance=cfg["bias_variance"])
         count = 2 if cfg["width"] <= 5 else 1
         for i in range(count):
-            assert survey_task(config, i).rank == r["ranks"][i]
+            assert r["ranks"][i] <= survey_task(config, i).rank <= r["upper_bound"]
 
 
 def test_figure6_redrawn_from_committed_json(tmp_path):

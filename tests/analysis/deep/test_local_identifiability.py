@@ -1,0 +1,235 @@
+"""Local identifiability (Theorem A1, docs/mathematics.md §6): its claim, its checker and what it does not say.
+
+θ1 of Ramakrishnan 2026 is locally identifiable (dim_fun = U = D - N) and has a hidden symmetry far away;
+|x| = σ(x) + σ(-x) has dim_fun = 4 < U = 5; neither is reported as "no hidden symmetries" because of it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+import reluid
+from reluid.analysis.deep.survey import random_network
+from reluid.certificates.schema import ClaimKind, from_json, to_json
+from reluid.checker.check import INFORMATION, check_certificate
+from reluid.model import Network, Shallow
+from reluid.report.certificate import generate_html, generate_markdown, generate_text
+from reluid.verdicts import Verdict
+
+THETA1 = Shallow.make([1, 1, 1], [[1, 1], [-1, 0], [0, -1]], [-2, -1, -1], [-6])      # Ramakrishnan 2026, §1
+ABS = Shallow.make([1, 1], [[1], [-1]], [0, 0], [0])                                    # σ(x) + σ(-x) = |x|
+DEEP = random_network((3, 5, 4, 2), np.random.default_rng(1))
+
+
+def claims(cert, kind):
+    return [c for c in cert.claims if c.kind == kind]
+
+
+def replace_claims(cert, new_claims, **kw):
+    d = json.loads(to_json(cert))
+    d["claims"] = [c if isinstance(c, dict) else c.to_dict() for c in new_claims]
+    d.update(kw)
+    return from_json(json.dumps(d))
+
+
+def evidence_dict(claim) -> dict:
+    return json.loads(json.dumps(claim.to_dict()))["evidence"]
+
+
+def with_evidence(cert, cid, ev):
+    d = json.loads(to_json(cert))
+    for c in d["claims"]:
+        if c["id"] == cid:
+            c["evidence"] = ev
+    return from_json(json.dumps(d))
+
+
+# ---- the two examples ------------------------------------------------------------
+
+def test_theta1_is_locally_identifiable_and_still_has_a_hidden_symmetry():
+    cert = reluid.certify(THETA1)
+    assert cert.verdict is Verdict.HIDDEN
+    fd, = claims(cert, ClaimKind.FUNCTIONAL_DIMENSION)
+    li, = claims(cert, ClaimKind.LOCAL_IDENTIFIABILITY)
+    assert fd.evidence["rank"] == fd.evidence["upper_bound"] == 10 == li.evidence["rank"]
+    assert fd.role == li.role == "information"
+    assert "does not exclude hidden symmetries far from θ" in li.statement
+    report = check_certificate(cert)
+    assert report.valid and report.status(li.id) == INFORMATION and report.status(fd.id) == INFORMATION
+    text = generate_text(cert, check=report)
+    assert "Locally identifiable: yes (information verified)" in text and "far from θ" in text
+    assert "HIDDEN-SYMMETRY" in text
+
+
+def test_abs_has_functional_dimension_below_U_and_no_local_identifiability_claim():
+    cert = reluid.certify(ABS)
+    fd, = claims(cert, ClaimKind.FUNCTIONAL_DIMENSION)
+    assert fd.evidence["rank"] == 4 and fd.evidence["upper_bound"] == 5
+    assert not claims(cert, ClaimKind.LOCAL_IDENTIFIABILITY)
+    assert "evidence of a positive-dimensional fibre near θ" in fd.statement and "not a verdict" in fd.statement
+    report = check_certificate(cert)
+    assert report.status(fd.id) == INFORMATION
+    md = generate_markdown(cert, check=report)
+    assert "Locally identifiable: not established" in md
+
+
+def test_local_identifiability_never_makes_a_verdict():
+    """A no-hidden-symmetries certificate resting on a (true) local-identifiability claim is rejected."""
+    cert = reluid.certify(THETA1)
+    li, = claims(cert, ClaimKind.LOCAL_IDENTIFIABILITY)
+    forged = replace_claims(cert, [li], verdict="no-hidden-symmetries", witness=None)
+    report = check_certificate(forged)
+    assert not report.valid and report.status(li.id) == INFORMATION
+    deep = reluid.certify(DEEP, timeout=30)
+    li = claims(deep, ClaimKind.LOCAL_IDENTIFIABILITY)
+    assert li, deep.reason
+    d = json.loads(to_json(deep))
+    d["verdict"] = "no-hidden-symmetries"
+    d.pop("reason")
+    report = check_certificate(from_json(json.dumps(d)))
+    assert not report.valid and ("no theorem" in report.reason or "H0–H4" in report.reason)
+
+
+# ---- forged local-identifiability claims ----------------------------------------------
+
+@pytest.fixture(scope="module")
+def deep_cert():
+    cert = reluid.certify(DEEP, timeout=30)
+    assert cert.verdict is Verdict.UNKNOWN and check_certificate(cert).valid
+    return cert
+
+
+def test_deep_certificate_reports_the_property(deep_cert):
+    li, = claims(deep_cert, ClaimKind.LOCAL_IDENTIFIABILITY)
+    assert li.evidence["rank"] == sum(a * (b + 1) for a, b in zip(DEEP.architecture[1:], DEEP.architecture)) - 9
+    assert "locally identifiable" in deep_cert.reason and "far from θ" in deep_cert.reason
+    html = generate_html(deep_cert, check=check_certificate(deep_cert))
+    assert "Locally identifiable: yes" in html and 'class="badge big v-unknown"' in html
+
+
+def _rejects(cert, cid, ev, fragment):
+    report = check_certificate(with_evidence(cert, cid, ev))
+    assert not report.valid, report
+    assert fragment in report.reason, report.reason
+
+
+def test_forged_points_not_smooth(deep_cert):
+    li, = claims(deep_cert, ClaimKind.LOCAL_IDENTIFIABILITY)
+    ev = evidence_dict(li)
+    # a point on the kink of hidden neuron 1: x = -b_1 w_1 / |w_1|^2
+    L = DEEP.layers[0]
+    w, b = L.weight[0], L.bias[0]
+    t = -b / sum(v * v for v in w)
+    ev["points"][0] = [f"{(t * v).numerator}/{(t * v).denominator}" if (t * v).denominator != 1
+                       else str((t * v).numerator) for v in w]
+    _rejects(deep_cert, li.id, ev, "not generic")
+
+
+def test_forged_rank_lowered_or_raised(deep_cert):
+    li, = claims(deep_cert, ClaimKind.LOCAL_IDENTIFIABILITY)
+    ev = evidence_dict(li)
+    _rejects(deep_cert, li.id, {**ev, "rank": ev["rank"] - 1}, "needs rank D - N")
+    _rejects(deep_cert, li.id, {**ev, "rank": ev["rank"] + 1}, "needs rank D - N")
+    _rejects(deep_cert, li.id, {**ev, "rows": ev["rows"][:-3]}, "less than D - N")      # the evidence falls short
+    fd, = claims(deep_cert, ClaimKind.FUNCTIONAL_DIMENSION)
+    evf = evidence_dict(fd)
+    _rejects(deep_cert, fd.id, {**evf, "rows": evf["rows"][:-1]}, "less than the claimed")
+
+
+def test_forged_evidence_of_another_network(deep_cert):
+    other = random_network(DEEP.architecture, np.random.default_rng(2))
+    oc = reluid.certify(other, timeout=30)
+    li_other, = claims(oc, ClaimKind.LOCAL_IDENTIFIABILITY)
+    li, = claims(deep_cert, ClaimKind.LOCAL_IDENTIFIABILITY)
+    report = check_certificate(with_evidence(deep_cert, li.id, evidence_dict(li_other)))
+    assert not report.valid
+
+
+def test_forged_claim_for_a_network_with_a_zero_incoming_row():
+    lists = [[[list(r) for r in L.weight], list(L.bias)] for L in DEEP.layers]
+    lists[1][0][2] = [F(0)] * 5                      # hidden layer 2, neuron 3: zero incoming row and bias
+    lists[1][1][2] = F(0)
+    zero = Network.from_lists(lists)
+    zc = reluid.certify(zero, timeout=30)
+    assert not claims(zc, ClaimKind.LOCAL_IDENTIFIABILITY)
+    good = reluid.certify(DEEP, timeout=30)
+    li, = claims(good, ClaimKind.LOCAL_IDENTIFIABILITY)
+    d = json.loads(to_json(zc))
+    d["claims"].append(li.to_dict())
+    report = check_certificate(from_json(json.dumps(d)))
+    assert not report.valid
+    assert "not generic" in report.reason or "zero incoming row" in report.reason
+
+
+# ---- bounded work -------------------------------------------------------------------------
+
+def _mlp(arch, seed=0):
+    rng = np.random.default_rng(seed)
+    layers = []
+    for a, b in zip(arch, arch[1:]):
+        W = (rng.standard_normal((b, a)) * np.sqrt(2 / a)).astype(np.float32)
+        c = (rng.standard_normal(b) * 0.1).astype(np.float32)
+        layers.append((W.astype(np.float64).tolist(), c.astype(np.float64).tolist()))
+    return Network.from_lists(layers, allow_float=True)
+
+
+def test_a_short_budget_gives_unknown_with_what_was_left():
+    net = _mlp((32, 24, 24, 10), 1)
+    t0 = time.monotonic()
+    cert = reluid.certify(net, timeout=0.6)
+    assert time.monotonic() - t0 < 6
+    assert cert.verdict is Verdict.UNKNOWN
+    assert "left:" in cert.reason and "functional dimension" in cert.reason
+    assert "time budget" in cert.producer["time_budget"] and "left: functional dimension" in cert.producer["time_budget"]
+    assert check_certificate(cert).valid
+
+
+def test_every_phase_is_shown(monkeypatch):
+    import reluid.analysis.deep.decide as dd
+
+    seen = []
+
+    class Recorder:
+        def __call__(self, name, detail=None):
+            seen.append(name)
+
+        def detail(self, text):
+            seen.append("detail")
+
+    import contextlib
+
+    @contextlib.contextmanager
+    def fake(enabled, budget=None):
+        yield Recorder()
+
+    monkeypatch.setattr(dd, "phases", fake)
+    dead = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[-1, -2], [1, 1]], [0, -1]), ([[1, 1]], [0])])
+    reluid.certify(dead, progress=True)
+    assert ["two hidden layers (docs/mathematics.md §8)", "mechanism detection", "witness construction",
+            "functional dimension", "certificate"] == \
+        [s for s in seen if s != "detail"]
+    assert "detail" in seen
+
+
+def test_cli_certifies_a_64_32_32_16_10_mlp_within_its_budget(tmp_path):
+    """A real MLP (3 834 parameters, float32 He initialisation read exactly) in bounded, visible work."""
+    from reluid.cli.main import main
+    net = _mlp((64, 32, 32, 16, 10))
+    path = tmp_path / "mlp.json"
+    reluid.save(net, path)
+    out, err = io.StringIO(), io.StringIO()
+    t0 = time.monotonic()
+    rc = main(["certify", str(path), "--timeout", "30", "--progress", "-o", str(tmp_path / "c.json")], out, err)
+    elapsed = time.monotonic() - t0
+    assert rc == 3 and elapsed < 30
+    text = out.getvalue()
+    assert "dim_fun(θ) = 3754 = U (certified)" in text
+    assert "Locally identifiable: yes (information verified)" in text
+    cert = reluid.read_certificate(tmp_path / "c.json")
+    assert claims(cert, ClaimKind.LOCAL_IDENTIFIABILITY) and cert.verdict is Verdict.UNKNOWN
