@@ -89,12 +89,13 @@ def decorated_functions(source: str) -> list[tuple[int, str, int]]:
 
 
 def _body(lines, span):
+    """The lines of a generated function after its ``def`` line (which carries the mangled name)."""
     text = lines[span[0] - 1:span[1]]
-    while text and not text[0].strip():
-        text = text[1:]
+    start = next((i for i, t in enumerate(text) if t.lstrip().startswith(("def ", "async def "))), -1)
+    text = text[start + 1:]
     while text and not text[-1].strip():
         text = text[:-1]
-    return text[1:]          # the def line carries the mangled name
+    return text
 
 
 def collect():
