@@ -30,6 +30,7 @@ import ast
 import difflib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -89,10 +90,12 @@ def decorated_functions(source: str) -> list[tuple[int, str, int]]:
 
 
 def _body(lines, span):
-    """The lines of a generated function after its ``def`` line (which carries the mangled name)."""
+    """The lines of a generated function from its ``def`` line on, the mangled name replaced by ``f``."""
     text = lines[span[0] - 1:span[1]]
-    start = next((i for i, t in enumerate(text) if t.lstrip().startswith(("def ", "async def "))), -1)
-    text = text[start + 1:]
+    start = next((i for i, t in enumerate(text) if t.lstrip().startswith(("def ", "async def "))), 0)
+    text = text[start:]
+    if text:
+        text[0] = re.sub(r"def \S+?\(", "def f(", text[0], count=1)
     while text and not text[-1].strip():
         text = text[:-1]
     return text
@@ -120,7 +123,7 @@ def collect():
                 diff = [d for d in difflib.ndiff(orig, new) if d[:1] in "-+"]
                 first = next((i for i, (a, b) in enumerate(zip(orig, new)) if a != b), min(len(orig), len(new)))
                 if func in source_lines:
-                    line = source_lines[func] + 1 + first
+                    line = source_lines[func] + first
                 change = " / ".join(d[0] + " " + d[2:].strip() for d in diff)
             rows.append((key, status(code), line, change))
         result[module] = rows

@@ -327,29 +327,35 @@ def test_deep_verdicts_that_no_rule_derives():
 
 # ---- the front matter ------------------------------------------------------------------------------
 
+def refused(report, reason):
+    """Rejected before any claim is looked at."""
+    assert report.valid is False and report.rule == "" and report.reason == reason and report.claims == ()
+    assert report.exit_code == 1
+
+
 def test_the_network_must_be_the_certified_one():
     cert = cert_of(GENERIC_THETA)
     net = GENERIC_THETA.to_network()
-    r = check_certificate(dataclasses.replace(cert, network=None))
-    assert not r.valid and r.reason == "no network: pass --network or embed it in the certificate" and r.claims == ()
+    refused(check_certificate(dataclasses.replace(cert, network=None)),
+            "no network: pass --network or embed it in the certificate")
     assert check_certificate(dataclasses.replace(cert, network=None), net).valid
     other = S([1, 2], [[1], [5]], [0, 1], [0]).to_network()
-    r = check_certificate(cert, other)
-    assert not r.valid and r.reason == "the network's SHA-256 does not match the certificate"
-    r = check_certificate(dataclasses.replace(cert, network=other))
-    assert not r.valid and r.reason == "the network's SHA-256 does not match the certificate"
-    r = check_certificate(dataclasses.replace(cert, architecture=(1, 3, 1)))
-    assert not r.valid and r.reason == "architecture (1, 2, 1) does not match (1, 3, 1)"
-    r = check_certificate(dataclasses.replace(cert, network=other), net)
-    assert not r.valid and r.reason == "the embedded network differs from the one given"
+    refused(check_certificate(cert, other), "the network's SHA-256 does not match the certificate")
+    refused(check_certificate(dataclasses.replace(cert, network=other)),
+            "the network's SHA-256 does not match the certificate")
+    refused(check_certificate(dataclasses.replace(cert, architecture=(1, 3, 1))),
+            "architecture (1, 2, 1) does not match (1, 3, 1)")
+    refused(check_certificate(dataclasses.replace(cert, network=other), net),
+            "the embedded network differs from the one given")
+    g = claim(cert, "generic")
+    refused(check_certificate(with_claims(cert, [g, renamed(g, "generic")])), "duplicate claim ids")
     assert check_certificate(cert, net).valid
 
 
 def test_claims_are_verified_in_order_and_a_false_one_stops_the_check():
     cert = cert_of(GENERIC_THETA)
     g, nfs, pc = (claim(cert, i) for i in ("generic", "no-flip-set", "paper-condition"))
-    r = check_certificate(with_claims(cert, [g, renamed(nfs, "x"), renamed(g, "x")]))
-    assert not r.valid and r.reason == "duplicate claim ids" and r.claims == ()
+    refused(check_certificate(with_claims(cert, [g, renamed(nfs, "x"), renamed(g, "x")])), "duplicate claim ids")
     false = renamed(nfs, "bad", kind=ClaimKind.FLIP_SET, evidence={"flip_set": [0]})
     r = check_certificate(with_claims(cert, [g, false, pc]))
     assert not r.valid and r.reason == ("claim bad (flip-set) is false: Σ_(i∈F) m_i a_iᵀ ≠ 0 for F = {1}")
@@ -432,3 +438,17 @@ def test_claim_statements_and_roles_are_never_believed():
     assert not r.valid and r.status("lie") == FAILED
     r = check_certificate(with_claims(cert, [Claim(nfs.id, nfs.kind, "", "", nfs.evidence, role="information")]))
     assert r.valid and r.status("no-flip-set") == VERIFIED
+
+
+def test_the_witness_claim_verifier_names_its_claim():
+    cert = cert_of(FLIP_THETA)
+    ctx = Context(FLIP_THETA.to_network(), "w7")
+    assert ck._witness_verifier(cert)({}, ctx) == ("θ′ has the same kinks, linear part and constant as θ (so the same "
+                                                   "function) and a different orbit form")
+    with pytest.raises(CheckFailed) as e:
+        ck._witness_verifier(force(cert, witness=None))({}, ctx)
+    assert (e.value.claim, e.value.reason) == ("w7", "the claim speaks of a witness θ′, and the certificate has none")
+    with pytest.raises(CheckFailed) as e:
+        ck._witness_verifier(dataclasses.replace(cert, witness=witness_of(FLIP_THETA)))({}, ctx)
+    assert (e.value.claim, e.value.reason) == ("w7", "witness lies in the H_n-orbit of the network (not a hidden "
+                                                     "symmetry)")

@@ -143,12 +143,19 @@ def test_premise_conditions():
              match="evidence field 'neuron' must be an integer, got None")
     rejected(cd._conditions, c, ClaimKind.DEEP_NEVER_COACTIVE, {"layer": 2, "upstream": 0},
              match="evidence field 'downstream' must be an integer, got None")
+    rejected(cd._conditions, c, ClaimKind.DEEP_NEVER_COACTIVE, {"layer": 2, "downstream": 0},
+             match="evidence field 'upstream' must be an integer, got None")
+    for kind in (ClaimKind.DEEP_NEVER_COACTIVE, ClaimKind.DEEP_DEAD_NEURON):
+        rejected(cd._conditions, c, kind, {"neuron": 0, "upstream": 0, "downstream": 0},
+                 match="evidence field 'layer' must be an integer, got None")
 
 
-#: layer-1 neurons: constant 0, constant -1, constant 2, x; layer-2 neurons: rows of every sign pattern
+#: layer-1 neurons: constant 0, constant -1, constant 2, x; layer-2 neurons: rows of every sign pattern,
+#: and non-positive rows with the biases 1 and 1/2 (positive at inputs where the layer below is 0)
 INSPECT = N([([[0], [0], [0], [1]], [0, -1, 2, 0]),
-             ([[-1, 0, -2, 0], [0, 0, 0, 0], [1, 0, 0, 2], [-1, 0, 0, 1], [0, 1, 1, 0]], [0, 0, 0, -1, 3]),
-             ([[1, 1, 1, 1, 1]], [0])])
+             ([[-1, 0, -2, 0], [0, 0, 0, 0], [1, 0, 0, 2], [-1, 0, 0, 1], [0, 1, 1, 0], [-1, 0, 0, -1],
+               [0, 0, -1, -1]], [0, 0, 0, -1, 3, 1, "1/2"]),
+             ([[1, 1, 1, 1, 1, 1, 1]], [0])])
 
 
 @pytest.mark.parametrize("l,i,sign,expect", [
@@ -165,6 +172,7 @@ INSPECT = N([([[0], [0], [0], [1]], [0, -1, 2, 0]),
     (2, 3, ">0", None), (2, 3, "<0", None),
     (2, 4, ">0", None),
     (2, 4, "<0", "the incoming row and bias of neuron 5 in hidden layer 2 are >= 0 entrywise, and its inputs are >= 0"),
+    (2, 5, ">0", None), (2, 6, ">0", None), (2, 5, "<0", None),
 ])
 def test_inspection_at_the_sign_boundaries(l, i, sign, expect):
     assert cd._inspection(ctx(INSPECT), ((l, i, sign),)) == expect
@@ -259,6 +267,8 @@ def test_zero_outgoing_and_proportional():
                                                           "not positively proportional")
     rejected(cd._proportional, ctx(p), p, 1, 0, 0, match="two distinct neurons with a nonzero row are needed")
     rejected(cd._proportional, ctx(p), p, 1, 3, 0, match="two distinct neurons with a nonzero row are needed")
+    rejected(cd._proportional, ctx(p), p, 1, 0, 3, match="the incoming rows of neurons 1 and 4 in hidden layer 1 are "
+                                                          "not positively proportional")   # λ = 0
     q = N([([[1, 2], [2, 4], [2, 4]], [1, 2, 3]), ([[1, 1, 1]], [0]), ([[1]], [0])])
     rejected(cd._proportional, ctx(q), q, 1, 0, 2, match="the incoming rows of neurons 1 and 3 in hidden layer 1 are "
                                                           "not positively proportional")   # bias breaks it
@@ -336,8 +346,11 @@ def test_orbit_form_budget():
     assert cd.orbit_form(tied, max_orders=12) is not None
     assert cd.orbit_form(tied, max_orders=11) is None
     assert cd.orbit_form(tied) == cd.orbit_form(tied, max_orders=12)
-    big = N([([[1]] * 8, [0] * 8), ([list(range(1, 9))], [0]), ([[1]], [0])])
-    assert cd.orbit_form(big) is None                                 # 8! > 5040 orders
+    # the default budget is exactly 5040: 7! orders in one hidden layer pass, 1 + 7! in two do not
+    seven = N([([[1]] * 7, [0] * 7), ([list(range(1, 8))], [0])])
+    assert cd.orbit_form(seven) is not None
+    late = N([([[1]], [0]), ([[1]] * 7, [0] * 7), ([list(range(1, 8))], [0])])
+    assert cd.orbit_form(late) is None and cd.orbit_form(late, max_orders=5041) is not None
 
 
 def test_orbit_form_is_undefined_on_zero_rows():
@@ -357,6 +370,11 @@ def test_outside_orbit():
     assert cd.outside_orbit(D, D3) is True                            # other architecture
     assert cd.outside_orbit(D, scaled(D, 2, 1, F(3))) is False
     assert cd.outside_orbit(D, edit(D, W2_0_0=7)) is True
+    # too many ties on one side only: undecided, not "outside"
+    big = N([([[1]] * 8, [0] * 8), ([list(range(1, 9))], [0])])                  # 8! orders
+    tied_less = N([([[1]] * 8, [0] * 6 + [1, 2]), ([list(range(1, 9))], [0])])  # 6! orders
+    assert cd.orbit_form(big) is None and cd.orbit_form(tied_less) is not None
+    assert cd.outside_orbit(big, tied_less) is None and cd.outside_orbit(tied_less, big) is None
 
 
 # ---- the witness constructions -------------------------------------------------------------------------
@@ -422,6 +440,10 @@ def test_always_active_construction():
              match="θ′ changes parameters other than b^1_2 and b^2")
     rejected(read, "always-active", edit(D, b0_1=2, b1_0=2, b1_1=-1, b2_0=0),
              match="θ′ changes parameters other than b^1_2 and b^2")
+    # D3: δ = 1 into b^1_2 and b^2 −= 1·W^2[:, 2] = (2, 1); then a change two layers up, in the same row
+    good3 = edit(D3, b0_1=2, b1_0=-2, b1_1=-2)
+    assert read("always-active", good3, a=D3).what == "moves δ = 1 from b^2 into the bias of neuron 2 in hidden layer 1"
+    rejected(read, "always-active", edit(good3, b2_1=5), a=D3, match="θ′ changes parameters other than b^1_2 and b^2")
 
 
 def test_never_coactive_construction():
@@ -523,7 +545,8 @@ def test_construction_decides_the_orbit():
                                           r"\(1, 2, 2, 2, 2\)$"):
         cd.construction(D3, D, "dead-neuron")
     z = N([([[0], [1]], [0, 0]), ([[1, 1]], [0]), ([[1]], [0])])      # the zero row makes the orbit form undefined
-    with pytest.raises(CheckFailed, match=r"cannot decide orbit membership \(zero incoming rows in both networks\)"):
+    with pytest.raises(CheckFailed, match=r"^witness: cannot decide orbit membership \(zero incoming rows in both "
+                                          r"networks\)$"):
         cd.construction(z, edit(z, W1_0_0=3), "dead-neuron")
     # two zero-outgoing neurons with opposite rows: flipping both permutes them
     pair = N([([[1, 2], [-1, -2], [1, 1]], [1, -1, 0]), ([[0, 0, 1]], [0]), ([[1]], [0])])
@@ -658,6 +681,7 @@ def test_upper_bound():
     assert cd._upper_bound((1, 1, 1, 1, 3)) == 8                  # D − Σ hidden = 9 > 2·3 + 2
     assert cd._upper_bound((1, 1, 1, 1, 1, 3)) == 8
     assert cd._upper_bound((2, 1, 1, 1, 1)) == 3 + 2 + 2 + 2 - 3  # the input is not width one: no chain bound
+    assert cd._upper_bound((1, 1, 1, 1, 3, 1)) == 16 - 6          # the last hidden layer is not width one
 
 
 def test_functional_dimension_claims():

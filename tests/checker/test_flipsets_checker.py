@@ -604,6 +604,12 @@ def test_flip_sets_of_needs_an_enumeration():
         {frozenset({0, 1})}
     assert cf.flip_sets_of({"method": "enumerate", "p": 3, "rows": [0], "orbits": 2}, ctx(theta)) == \
         {frozenset({0, 1})}
+    for ev, match in (({"method": "enumerate", "p": 4, "rows": [0]}, "p = 4 is not prime"),
+                      ({"method": "enumerate", "p": 3, "rows": [5]}, r"rows: index out of range \[0, 1\)"),
+                      ({"method": "mitm", "n": 3}, "evidence is for n = 3, the network has n = 2")):
+        with pytest.raises(CheckFailed) as e:
+            cf.flip_sets_of(ev, ctx(theta))
+        assert e.value.claim == "claim-7" and re.search(match, e.value.reason)
     for ev in ({"method": "rank", "p": 3, "rows": [0]}, {"method": "mitm"}, {"method": "mitm", "n": 2, "x": 0},
                {"method": None}, {"method": "enumerate", "p": 3}):
         with pytest.raises(CheckFailed, match=r"an enumeration needs enumerate or mitm evidence, got"):

@@ -11,6 +11,7 @@ triggered with its message.
 
 from __future__ import annotations
 
+import ast
 import copy
 import itertools
 import json
@@ -529,3 +530,126 @@ def test_cases_where_every_orientation_solves_are_rejected_outright():
                         ("lattice", {"evidence": {"method": "rank", "p": 7, "rows": []}})):
         assert reason_of(run_case, theta, th, q1, {"P": list(q1.P), "q": 1, "method": meth, **extra}) == \
             f"{q1.where()}: {meth} applies to q = 0 only"
+
+
+# ---- the enumerations on synthetic systems ------------------------------------------------------------
+
+class _Where:
+    q = 0
+
+    @staticmethod
+    def where():
+        return "case P = [9], q = 0"
+
+
+def test_modp_enum_on_synthetic_systems(monkeypatch):
+    """U e = t over e ∈ {0, 1}^J′: rejected exactly when some e solves it, whatever p."""
+    rng = random.Random(31)
+    outcomes = set()
+    for trial in range(400):
+        nJ, rows = rng.randint(1, 5), rng.randint(1, 4)
+        U = [[rng.randint(-2, 2) for _ in range(nJ)] for _ in range(rows)]
+        if trial % 2:
+            e0 = [rng.randint(0, 1) for _ in range(nJ)]
+            t = [sum(a * b for a, b in zip(row, e0)) for row in U]
+        else:
+            t = [rng.randint(-3, 3) for _ in range(rows)]
+        p = rng.choice([2, 3, 5, 7, 101, 2**61 - 1])
+        Jp = sorted(rng.sample(range(9), nJ))
+        monkeypatch.setattr(cp, "_system", lambda th, case, s=(Jp, U, t): s)
+        sols = [e for e in itertools.product((0, 1), repeat=nJ)
+                if all(sum(a * b for a, b in zip(row, e)) == ti for row, ti in zip(U, t))]
+        if sols:
+            outcomes.add("solution")
+            reason = reason_of(cp._modp_enum, Context(BOX.to_network(), "pat"), None, _Where, p)
+            assert reason.startswith("case P = [9], q = 0: the orientation e = [")
+            assert reason.endswith(f"] on J′ = {Jp} solves X(e) = 0")
+            e = tuple(json.loads(reason.split("e = ")[1].split(" on")[0]))
+            assert e in sols
+        else:
+            outcomes.add("none")
+            cp._modp_enum(Context(BOX.to_network(), "pat"), None, _Where, p)
+    assert outcomes == {"solution", "none"}
+
+
+def test_modp_enum_limit_is_on_the_free_coordinates(monkeypatch):
+    U, t = [[1, 1, 0, 0, 0], [0, 0, 1, 1, 0]], [1, 1]          # rank 2 mod 7, 3 free coordinates
+    monkeypatch.setattr(cp, "_system", lambda th, case: ([0, 1, 2, 3, 4], U, t))
+    c = Context(BOX.to_network(), "pat")
+    monkeypatch.setattr(cp, "ENUMERATE_LIMIT", 3)
+    e = json.loads(reason_of(cp._modp_enum, c, None, _Where, 7).split("e = ")[1].split(" on")[0])
+    assert e[0] + e[1] == 1 and e[2] + e[3] == 1 and e[4] in (0, 1)
+    monkeypatch.setattr(cp, "ENUMERATE_LIMIT", 2)
+    assert reason_of(cp._modp_enum, c, None, _Where, 7) == \
+        "case P = [9], q = 0: 3 free coordinates mod 7 exceed the checker's limit 2"
+    monkeypatch.setattr(cp, "_system", lambda th, case: ([0, 1], [[1, 1], [1, 1]], [1, 2]))
+    cp._modp_enum(c, None, _Where, 7)                              # 0 ≡ 1 after elimination: no solution at all
+    monkeypatch.setattr(cp, "ENUMERATE_LIMIT", 0)
+    cp._modp_enum(c, None, _Where, 7)                              # ... found before counting free coordinates
+
+
+def synthetic_case(rng, sketch_multiple=False):
+    from types import SimpleNamespace
+    k, mp, q = rng.randint(1, 3), rng.randint(1, 3), rng.randint(0, 1)
+    J = sorted(rng.sample(range(6), rng.randint(1, 4)))
+    scale = (2**61 - 1) if sketch_multiple else 1
+
+    def num():
+        return F(rng.randint(-2, 2), 1 if sketch_multiple else rng.choice([1, 1, 2, 3])) * scale
+
+    th = SimpleNamespace(k=k, K=[[num() for _ in range(k)] for _ in range(6)])
+    case = SimpleNamespace(q=q, J=J, mp=mp, abar={r: tuple(rng.randint(-2, 2) for _ in range(mp)) for r in J},
+                           X0=[[num() for _ in range(mp)] for _ in range(k)], where=lambda: f"case P = [], q = {q}")
+    return th, case
+
+
+def test_proj_enum_on_synthetic_cases():
+    """rank X(e)F > q for every e of J ∖ T (0 on T): accepted exactly then (sketch filter and exact rank)."""
+    rng = random.Random(41)
+    outcomes = set()
+    for trial in range(320):
+        th, case = synthetic_case(rng, sketch_multiple=trial % 4 == 3)
+        T = sorted(r for r in case.J if rng.random() < 0.3)
+        Fcols = cp._annihilator([case.abar[r] for r in T], case.mp) if T else \
+            [tuple(int(i == j) for i in range(case.mp)) for j in range(case.mp)]
+        if len(Fcols) <= case.q:
+            continue
+        rest = [r for r in case.J if r not in T]
+        bad = None
+        for bits in itertools.product((0, 1), repeat=len(rest)):
+            X = [list(row) for row in case.X0]
+            for r, e in zip(rest, bits):
+                if e:
+                    X = [[x + th.K[r][j] * case.abar[r][l] for l, x in enumerate(X[j])] for j in range(th.k)]
+            XF = [[sum((x * c for x, c in zip(row, col)), F(0)) for col in Fcols] for row in X]
+            if rank(XF) <= case.q:
+                bad = dict(zip(rest, bits))
+                break
+        ent = {"T": T, "F": [[str(x) for x in col] for col in Fcols]}
+        c = Context(BOX.to_network(), "pat")
+        if bad is not None:
+            outcomes.add("solution")
+            reason = reason_of(cp._proj_enum, c, th, case, ent)
+            assert reason.startswith(f"case P = [], q = {case.q}: the orientation {{")
+            assert reason.endswith(f"(0 on T) gives rank X(e)F ≤ {case.q}")
+            orient = reason.split("orientation ")[1].split(" (0 on T)")[0]
+            found = ast.literal_eval(orient)                        # a dict of 0/1 values over J ∖ T
+            assert set(found) == set(rest) and set(found.values()) <= {0, 1}
+        else:
+            outcomes.add("sketch" if trial % 4 == 3 else "none")
+            cp._proj_enum(c, th, case, ent)
+    assert outcomes == {"solution", "none", "sketch"}
+
+
+def test_proj_enum_t_may_be_all_of_j():
+    from types import SimpleNamespace
+    th = SimpleNamespace(k=2, K=[[F(1), F(2)]] * 3)
+    case = SimpleNamespace(q=0, J=[0, 2], mp=2, abar={0: (1, 0), 2: (2, 0)}, X0=[[F(1), F(3)], [F(0), F(1)]],
+                           where=lambda: "case P = [1], q = 0")
+    c = Context(BOX.to_network(), "pat")
+    cp._proj_enum(c, th, case, {"T": [0, 2], "F": [[0, 1]]})       # X₀F = (3, 1) ≠ 0 and no orientation left
+    case.X0 = [[F(1), F(0)], [F(0), F(0)]]
+    assert reason_of(cp._proj_enum, c, th, case, {"T": [0, 2], "F": [[0, 1]]}) == \
+        "case P = [1], q = 0: the orientation {} (0 on T) gives rank X(e)F ≤ 0"
+    assert reason_of(cp._proj_enum, c, th, case, {"T": [0, 1], "F": [[0, 1]]}) == \
+        "case P = [1], q = 0: T = [0, 1] is not an increasing list of classes outside P"

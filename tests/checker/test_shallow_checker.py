@@ -195,6 +195,8 @@ def test_empty_and_degenerate_strata_name_their_neurons():
     assert st.name == "opposite-pairs" and st.pairs == ((2, 1),)
     st = cs.classify(S([1, 1, 1], [[1], [-1], [2]], [0, 0, 0], [0]))     # three on a line, two of one sign
     assert (st.name, st.where) == ("proportional", "neurons 1 and 3")
+    st = cs.classify(S([1, 1, 1, 1], [[-1], [-3], [1], [2]], [0, 0, 0, 0], [0]))   # two of each sign: + first
+    assert (st.name, st.where) == ("proportional", "neurons 3 and 4")
 
 
 def test_opposite_pairs():
@@ -202,6 +204,8 @@ def test_opposite_pairs():
     st = cs.classify(S([1, 2, 5], [[-2], [1], [1]], [2, -1, 0], [0]))   # λ = −2 (m 1) and 1 (m 2): K = 4 ≠ 0
     assert st.name == "opposite-pairs" and st.pairs == ((1, 0),) and st.where == ""
     assert st.classes == (((1, -1), ((0, F(-2)), (1, F(1)))), ((1, 0), ((2, F(1)),)))
+    st = cs.classify(S([1, 2], [[-1], ["1/2"]], [-1, "1/2"], [0]))     # λ = −1 and 1/2: the positive side first
+    assert st.pairs == ((1, 0),) and st.classes == (((1, 1), ((0, F(-1)), (1, F(1, 2)))),)
     st = cs.classify(S([1, -2, 5], [[-2], [1], [1]], [2, -1, 0], [0]))  # K = 2·1 + 1·(−2) = 0
     assert (st.name, st.where) == ("cancelling-pair", "neurons 2 and 1")
     st = cs.classify(S([[1, -2], [0, 0]], [[-2], [1]], [2, -1], [0, 0]))
@@ -215,6 +219,7 @@ def test_dependent_pairs():
     theta = S([1, 1, 1, 1], [[1], [-1], [1], [-1]], [0, 0, 1, -1], [0])
     st = cs.classify(theta)
     assert (st.name, st.where) == ("dependent-pairs", "the opposite pairs") and st.pairs == ((0, 1), (2, 3))
+    assert st.classes == (((1, 0), ((0, F(1)), (1, F(-1)))), ((1, 1), ((2, F(1)), (3, F(-1)))))
     # in the plane, directions (1, 0) and (0, 1) are independent; (1, 0) and (2, 0) are not
     theta = S([1, 1, 1, 1], [[1, 0], [-1, 0], [0, 1], [0, -1]], [0, 0, 1, -1], [0])
     assert cs.classify(theta).name == "opposite-pairs"
@@ -323,6 +328,9 @@ def test_vanishing_beta_inside_one_half():
     theta = S([1, 1, 1, 1, 1], [[3], [7], [2], [-1], [-4]], [0, 1, 2, 3, 4], [0])   # 3 − 7 + 2·... : 3 + 1 − 4
     assert brute_beta(theta, 0) and cs._vanishing_beta(theta, 0) is not None
     assert cs._vanishing_beta(S([1, 1], [[1], [3]], [0, 1], [0]), 0) is None
+    # exact integers beyond 2^53: 2^53 + 1 and −2^53 do not cancel (they would in floating point)
+    assert cs._vanishing_beta(S([1, 1], [[2**53 + 1], [-2**53]], [0, 1], [0]), 0) is None
+    assert cs._vanishing_beta(S([1, 1], [[2**53 + 1], [-2**53 - 1]], [0, 1], [0]), 0) in ((1, 1), (-1, -1))
 
 
 def test_paper_condition_claims(monkeypatch):
