@@ -112,7 +112,7 @@ def test_generic_needs_a_verified_no_flip_set_claim():
     cert = cert_of(GENERIC_THETA)
     nfs = claim(cert, "no-flip-set")
     r = check_certificate(with_claims(cert, [claim(cert, "generic")]))
-    assert not r.valid and r.reason == ("the rule needs a certificate that θ has no flip set, and the certificate "
+    assert r.valid is False and r.rule == "" and r.reason == ("the rule needs a certificate that θ has no flip set, and the certificate "
                                         "gives none that verifies")
     assert statuses(r) == {"generic": INFORMATION}
     # the rule uses the first verified one; a second stays a side fact
@@ -358,7 +358,7 @@ def test_claims_are_verified_in_order_and_a_false_one_stops_the_check():
     refused(check_certificate(with_claims(cert, [g, renamed(nfs, "x"), renamed(g, "x")])), "duplicate claim ids")
     false = renamed(nfs, "bad", kind=ClaimKind.FLIP_SET, evidence={"flip_set": [0]})
     r = check_certificate(with_claims(cert, [g, false, pc]))
-    assert not r.valid and r.reason == ("claim bad (flip-set) is false: Σ_(i∈F) m_i a_iᵀ ≠ 0 for F = {1}")
+    assert r.valid is False and r.rule == "" and r.reason == "claim bad (flip-set) is false: Σ_(i∈F) m_i a_iᵀ ≠ 0 for F = {1}"
     assert statuses(r) == {"generic": INFORMATION, "bad": FAILED}
     assert r.claims[1].message == "Σ_(i∈F) m_i a_iᵀ ≠ 0 for F = {1}"
     # an unknown kind does not stop the check

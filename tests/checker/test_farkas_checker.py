@@ -253,6 +253,12 @@ def test_leaf_boundaries():
         "root: the combination of the rows is not constant (coefficient of x_0 is 1/2)"
     assert reason(DEAD_L1, [(1, 0, "<0")], leaf_ev([], [[0, 3]])) == \
         "root: the combination of the rows is the constant 3 > 0"
+    assert reason(DEAD_L1, [(1, 0, "<0")], leaf_ev([], [[0, 1]])) == \
+        "root: the combination of the rows is the constant 1 > 0"             # the smallest positive integer
+    assert reason(DEAD_L1, [(1, 0, "<0")], leaf_ev([], [[0, "3/2"]])) == \
+        "root: the combination of the rows is the constant 3/2 > 0"
+    assert reason(DEAD_L1, [(1, 0, "<0")], leaf_ev([], [[0, "1/7"]])) == \
+        "root: the combination of the rows is the constant 1/7 > 0"
     # a coefficient on an h variable (scope neuron 2 = layer-1 neuron 1 of DEAD_ORTHANT, undecided)
     assert reason(DEAD_ORTHANT, [(2, 0, ">0")], leaf_ev([[2, 1]], [], scope_layers=1)) == \
         "root: the combination of the rows is not constant (coefficient of h of scope neuron 1 is 1)"
@@ -286,6 +292,14 @@ def test_row_indices():
         "closed multipliers must be a list of [index, value] pairs"
     assert reason(DEAD_ORTHANT, conds, leaf_ev(good, "x", 1)) == \
         "strict multipliers must be a list of [index, value] pairs"
+    # a decided neuron has one closed row (z ≥ 0 or −z ≥ 0), an undecided one two
+    split = {"split": [1, 0], "pos": {"leaf": {"closed": [[0, 1], [1, 2]], "strict": [[0, 1]]}},
+             "neg": {"leaf": {"closed": [[1, 2]], "strict": [[0, 1]]}}}
+    ev = {"format": FORMAT, "scope_layers": 1, "tree": split}
+    assert verify_no_input(DEAD_ORTHANT, [(2, 0, ">0"), (2, 1, "<=0")], ev) == 2
+    split["pos"]["leaf"]["closed"] = [[0, 1], [1, 2], [4, 1]]
+    assert reason(DEAD_ORTHANT, [(2, 0, ">0"), (2, 1, "<=0")], ev) == \
+        "closed row index 4 out of range (the leaf has 4 closed rows)"
 
 
 def test_multipliers():
@@ -303,6 +317,9 @@ def test_multipliers():
         with pytest.raises(ck._Fail) as e:
             ck._multiplier(v)
         assert str(e.value) == msg
+    with pytest.raises(ck._Fail) as e:
+        ck._multiplier("1" * 50 + "/1")
+    assert str(e.value) == "multiplier '" + "1" * 40 + "': an integer is written as an integer, not 'p/1'"
     long = "9" * 100 + "/7"
     with pytest.raises(ck._Fail) as e:
         ck._multiplier("-" + long)

@@ -447,6 +447,8 @@ def test_verify_reads_the_whole_evidence(monkeypatch):
         f"evidence is for p = {ev['p'] + 1} pairs and s = {ev['s']} classes; θ has p = {ev['p']}, s = {ev['s']}")
     assert reason_of(verify, theta, dict(ev, s=ev["s"] + 1)).startswith(f"evidence is for p = {ev['p']} pairs and s")
     assert reason_of(verify, theta, dict(ev, p=True)) == "p must be an integer, got True"
+    assert reason_of(verify, theta, dict(ev, s=True)) == "s must be an integer, got True"
+    assert reason_of(verify, theta, dict(ev, s="x")) == "s must be an integer, got 'x'"
     assert reason_of(verify, theta, dict(ev, cases={})) == "cases must be a list, got dict"
     bad = copy.deepcopy(ev)
     bad["cases"][1] = ["x"]
