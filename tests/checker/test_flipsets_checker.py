@@ -438,8 +438,12 @@ def test_lattice_rejections():
         e.update(changes)
         return rejected(no_flip, theta, e, match=match)
 
-    bad("basis and inverse must be lists of rows", basis="x")
-    bad("basis and inverse must be lists of rows", inverse=7)
+    bad("^basis and inverse must be lists of rows$", basis="x")
+    bad("^basis and inverse must be lists of rows$", inverse=7)
+    bad(r"^p: '1/2' is not an integer$", p="1/2")
+    bad(r"^p = 4 is not prime$", p=4)
+    bad(r"^rank_cols has 1 entries, expected 2$", rank_cols=[0])
+    bad(r"^rank_cols has 3 entries, expected 2$", rank_cols=[0, 1, 2])
     bad(r"5 basis vectors in dimension 4", basis=[[1, 0, 0, 0]] * 5)
     bad(r"basis vector has 3 entries, expected 4", basis=[[1, 0, 0], [0, 1, 0, 0]])
     bad(r"inverse row has 1 entries, expected 2", inverse=[[0]] * 4)
@@ -451,7 +455,7 @@ def test_lattice_rejections():
     assert minor(theta, [0, 1], [0, 2]) == -2
     bad(r"the rank minor vanishes mod 2", p=2, rank_cols=[0, 2])
     bad(r"a basis vector is not in the kernel of U \(output 1\)", basis=[[1, 0, 0, 0], ev["basis"][1]])
-    bad(r"basis · inverse ≠ I: the basis is not shown to be saturated", inverse=[[1, 0], [0, 0], [0, 0], [0, 1]])
+    bad(r"^basis · inverse ≠ I: the basis is not shown to be saturated$", inverse=[[1, 0], [0, 0], [0, 0], [0, 1]])
     # twice the basis is in the kernel but not saturated: B·C = 2I for every integral C
     bad(r"basis · inverse ≠ I", basis=[[2 * x for x in b] for b in B], inverse=[[0, 0], [0, 0], [1, 0], [0, 1]])
     assert n == 4
@@ -629,3 +633,22 @@ def test_fibre_orbits():
         v(dict(ev, orbits=len(truth) + 2), ctx(theta))
     with pytest.raises(CheckFailed, match="generic stratum only"):
         v(ev, ctx(S([1, 1], [[1], [2]], [0, 0], [0])))
+
+
+def test_a_basis_may_span_the_whole_space():
+    # n = 1 and U = 0 (a dead neuron): the basis (1) has r = n; the Gram–Schmidt bound then fails, as it must
+    theta = S([0], [[1]], [0], [0])
+    ev = {"method": "lattice", "p": 3, "basis": [[1]], "inverse": [[1]], "rank_rows": [], "rank_cols": []}
+    assert rejected(no_flip, theta, ev, match="") == "Gram–Schmidt bound fails at vector 1: ‖b*‖² = 1 ≤ n = 1"
+
+
+def test_malformed_evidence_names_its_claim():
+    theta = S([1, 1, 1], [[1], [2], [4]], [0, 1, 2], [0])
+    for ev, reason in [({"method": "enumerate", "p": True, "rows": []}, "p: boolean where a number was expected: True"),
+                       ({"method": "enumerate", "p": 5, "rows": [1]}, "rows: index out of range [0, 1)"),
+                       ({"method": "enumerate", "p": 5, "rows": "0"}, "rows must be a list"),
+                       ({"method": "enumerate", "p": 5, "rows": [0, 0]}, "rows: repeated index"),
+                       ({"method": "rank", "p": "x", "rows": [0]}, "p: not a rational: 'x'"),
+                       ({"method": "lattice", "p": 2**64 + 13, "basis": [], "inverse": [], "rank_rows": [],
+                         "rank_cols": []}, "p = 18446744073709551629 is outside [2, 2^63)")]:
+        assert rejected(no_flip, theta, ev, match="") == reason

@@ -655,3 +655,15 @@ def test_proj_enum_t_may_be_all_of_j():
         "case P = [1], q = 0: the orientation {} (0 on T) gives rank X(e)F ≤ 0"
     assert reason_of(cp._proj_enum, c, th, case, {"T": [0, 1], "F": [[0, 1]]}) == \
         "case P = [1], q = 0: T = [0, 1] is not an increasing list of classes outside P"
+
+
+def test_modp_enum_system_keeps_the_denominators_of_x0():
+    # a pair (2/3)σ(x) + (1/3)·σ(−x)-side with K = 1 but L = −1/3, and a single on y: in the case P = {single},
+    # X(e) = −1/3 + e never vanishes; the integer form needs the 3 of X₀ (K alone is an integer)
+    theta = S([1, 1, 1], [["2/3", 0], ["-1/3", 0], [0, 1]], [0, 0, 0], [0])
+    th = cp._Theta(ctx(theta))
+    case = next(c for _, c in cases_of(theta) if not c.own)
+    assert th.K[case.J[0]] == [F(1)] and case.X0 == [[F(-1, 3)]]
+    assert cp._system(th, case) == (case.J, [[3]], [1])
+    for p in (2, 5, 7):
+        run_case(theta, th, case, {"P": list(case.P), "q": 0, "method": "modp-enum", "prime": p})
