@@ -426,3 +426,22 @@ def test_conditions_are_read_exactly():
         verify_no_input(DEAD_L1, [], ev)
     assert e.value.claim == "farkas-tree"
     assert reason("net", [(1, 0, ">0")], ev) == "expected a Network, got str"
+
+
+def test_a_recursion_error_becomes_a_rejection():
+    """Evidence objects whose inspection recurses without end are rejected as nested too deeply."""
+    from collections.abc import Mapping
+
+    class Bottomless(Mapping):
+        def __getitem__(self, key):
+            raise RecursionError
+
+        def __iter__(self):
+            raise RecursionError
+
+        def __len__(self):
+            return 3
+
+    with pytest.raises(CheckFailed) as e:
+        verify_no_input(DEAD_L1, [(1, 0, ">0")], Bottomless(), claim="deep")
+    assert (e.value.claim, e.value.reason) == ("deep", "evidence nested too deeply")
