@@ -41,7 +41,7 @@ from fractions import Fraction
 import flint
 
 from reluid.certificates.schema import CertificateError, ClaimKind, qs
-from reluid.checker.registry import Context, fail, verifies
+from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.model.network import Network
 
 __all__ = ["region_rank", "upper_bound", "identifiability_bound", "RegionRank"]
@@ -163,6 +163,15 @@ def region_rank(net: Network, evidence, ctx: Context) -> RegionRank:
         fail(ctx, "a pivot is listed twice")
     hidden = arch[1:-1]
     n1 = hidden[0] if hidden else k
+    # the work, before it is done: exact evaluation of every point, the region maps of the points used, the
+    # packed row products (one big-integer product per pivot point and slot) and the final rank (flint)
+    widths = [arch[l] * (arch[l - 1] + 1) for l in range(2, d + 1)]
+    ncols = sum(widths)
+    used = len({i for i, _ in pivots} | {i for i, _, _ in rows})
+    n_piv = len({i for i, _ in pivots})
+    charge(ctx, len(pts) * net.n_params + used * sum(a * b for a, b in zip(arch, arch[1:])) * slots
+           + len(rows) * (n_piv + 1) * max(1, ncols // 64)
+           + len(rows) * ncols * min(len(rows), ncols) // 65536, "the functional-dimension re-computation")
 
     # 1. every point generic
     masks = []
@@ -249,13 +258,13 @@ def region_rank(net: Network, evidence, ctx: Context) -> RegionRank:
 
     # 4. reduced rows on layers 2..d, then their rank.  Row (i, o, j) is Σ_r u_r ⊗ A^{l-1}_r e_j per layer l,
     #    over r = point i (u = δ^l_o) and the pivot points (u = -Σ_o' K δ^l_o'), computed on integers
-    #    packed one entry per 64- or 128-bit slot (u_r ⊗ a is one byte string per entry of u_r).
-    widths = [arch[l] * (arch[l - 1] + 1) for l in range(2, d + 1)]
-    ncols = sum(widths)
+    #    packed one entry per 64-, 128- or wider slot (u_r ⊗ a is one byte string per entry of u_r).
     s_rank = 0
     if rows and ncols:
         preg = sorted({i for i, _ in pivots})
-        bits = 64 if (len(preg) + 1) * (p - 1) ** 2 < 1 << 64 else 128
+        # a slot sums up to len(preg) + 1 products of two residues: it must hold that sum without a carry
+        need = (len(preg) + 1) * (p - 1) ** 2
+        bits = 64 if need < 1 << 64 else 128 if need < 1 << 128 else 64 * (need.bit_length() // 64 + 1)
         nb = bits // 8
         us: dict[tuple[int, int], list] = {}             # pair -> [(point, [u^l for l = 2..d]), ...]
         for pr in pairs:
@@ -288,12 +297,15 @@ def region_rank(net: Network, evidence, ctx: Context) -> RegionRank:
                     pa = pcols[n]
                     parts.extend((u * pa).to_bytes(w, "little") if u else bytes(w) for u in ul[n])
                 total += int.from_bytes(b"".join(parts), "little")
-            raw = memoryview(total.to_bytes(ncols * nb, "little")).cast("Q")
+            data = total.to_bytes(ncols * nb, "little")
+            raw = memoryview(data).cast("Q")
             if bits == 64:
                 mat.append([v % p for v in raw])
-            else:
+            elif bits == 128:
                 c64 = (1 << 64) % p
                 mat.append([(lo + hi * c64) % p for lo, hi in zip(raw[0::2], raw[1::2])])
+            else:
+                mat.append([int.from_bytes(data[c * nb:(c + 1) * nb], "little") % p for c in range(ncols)])
         s_rank = flint.nmod_mat(mat, p).rank()
     out = RegionRank(slots * rho + s_rank, rho, s_rank, len(pts), len(rows))
     _LAST[0], _LAST[1] = key, out

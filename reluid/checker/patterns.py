@@ -149,9 +149,9 @@ class _Theta:
         classes: dict = {}
         for i in range(t.n):
             if not any(t.out(i)):
-                fail(ctx, f"not on the essential stratum: neuron {i} has m_i = 0")
+                fail(ctx, f"not on the essential stratum: neuron {i + 1} has m_i = 0")
             if not any(t.A[i]):
-                fail(ctx, f"not on the essential stratum: neuron {i} has a_i = 0")
+                fail(ctx, f"not on the essential stratum: neuron {i + 1} has a_i = 0")
             key, lam = _line(t.row(i))
             classes.setdefault(key, []).append((i, lam))
         self.keys = sorted(classes)
