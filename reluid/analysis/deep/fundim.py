@@ -70,6 +70,7 @@ import numpy as np
 
 from reluid.analysis.progress import report as _report
 from reluid.errors import InvalidArgument
+from reluid.model.modp import matmul_mod as _mm, pivot_columns
 from reluid.model.network import Network
 from reluid.model.rational import to_rational
 
@@ -81,7 +82,6 @@ __all__ = ["FunDimResult", "functional_dimension", "upper_bound", "identifiabili
 PRIMES = (67108859, 67108837, 67108819, 67108777)
 #: Sample points are Gaussian samples rounded to multiples of 2^-DYADIC_BITS (exactly).
 DYADIC_BITS = 20
-_SPLIT = 1 << 13
 #: Most entries materialised at once (rows × columns), and most entries handed to flint at once.
 _MAX_ENTRIES = 1 << 24
 _MAX_FLINT_ENTRIES = 60_000_000
@@ -405,44 +405,11 @@ def _float_patterns(Wf, bf, X: np.ndarray, rtol: float = 1e-9):
 # arithmetic modulo p
 # ---------------------------------------------------------------------------
 
-def _residue(q: Fraction, p: int) -> int:
-    return q.numerator % p * pow(q.denominator, -1, p) % p
-
-
 def _choose_prime(net: Network) -> int:
     for p in PRIMES:
         if all(q.denominator % p for L in net.layers for q in (*(x for r in L.weight for x in r), *L.bias)):
             return p
     raise InvalidArgument("every candidate prime divides a denominator of the network")  # pragma: no cover
-
-
-def _mm(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
-    """A @ B mod p exactly (entries in [0, p), p < 2^26): float64 BLAS on 13-bit halves of B.
-
-    Broadcasts like ``np.matmul``; the inner dimension is cut into pieces below 2^13.
-    """
-    K = A.shape[-1]
-    if A.ndim == 2 and B.ndim == 2:
-        if K == 0:
-            return np.zeros((A.shape[0], B.shape[1]), dtype=np.int64)
-        if K < 2048 and A.shape[0] * K * B.shape[1] < (1 << 17):
-            return (A @ B) % p                          # small: int64 is exact (K p^2 < 2^63) and faster
-    else:
-        shape = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
-        if K == 0:
-            return np.zeros(shape + (A.shape[-2], B.shape[-1]), dtype=np.int64)
-        if K < 2048 and math.prod(shape) * A.shape[-2] * K * B.shape[-1] < (1 << 17):
-            return np.matmul(A, B) % p
-    out = None
-    step = 1 << 13
-    for s in range(0, K, step):
-        a = A[..., s:s + step].astype(np.float64)
-        Bhi, Blo = np.divmod(B[..., s:s + step, :], _SPLIT)
-        lo = np.matmul(a, Blo.astype(np.float64)).astype(np.int64) % p
-        hi = np.matmul(a, Bhi.astype(np.float64)).astype(np.int64) % p
-        part = (hi * _SPLIT + lo) % p
-        out = part if out is None else (out + part) % p
-    return out
 
 
 class _ModNet:
@@ -571,17 +538,6 @@ def _rows_nonzero(Y: np.ndarray) -> np.ndarray:
 
 def _nmod(rows: np.ndarray, p: int) -> "flint.nmod_mat":
     return flint.nmod_mat(int(rows.shape[0]), int(rows.shape[1]), rows.ravel().tolist(), p)
-
-
-def _pivots(R: "flint.nmod_mat", rank: int, ncols: int) -> list[int]:
-    """Pivot columns of the first ``rank`` rows of a reduced row echelon form."""
-    piv, c = [], 0
-    for i in range(rank):
-        while int(R[i, c]) == 0:
-            c += 1
-        piv.append(c)
-        c += 1
-    return piv
 
 
 def _eliminate_small(Y: np.ndarray, p: int) -> tuple[list[int], list[int], np.ndarray]:
@@ -726,14 +682,14 @@ class _Kernel:
         else:
             M = _nmod(Yn, p)
             RT, r = M.transpose().rref()
-            indep = _pivots(RT, r, Yn.shape[0]) if r else []
+            indep = pivot_columns(RT, r) if r else []
         if r == 0:  # pragma: no cover - nonzero rows have rank >= 1
             return 0
         self.ids.extend(ids[int(sel[i])] for i in indep)
         if r < need and r < w:
             if w > 160:                                    # the kernel of Yn is that of its independent rows
                 R, r2 = (M if r == Yn.shape[0] else _nmod(Yn[indep], p)).rref()
-                piv = _pivots(R, r2, w)
+                piv = pivot_columns(R, r2)
             pivset = set(piv)
             free = [f for f in range(w) if f not in pivset]
             Nn = np.zeros((w, len(free)), dtype=np.int64)
@@ -777,7 +733,7 @@ class _Kernel:
                 out.append(g * group + rows)
                 continue
             RT, r = _nmod(np.ascontiguousarray(Zg.T), p).rref()
-            out.append(g * group + rows[_pivots(RT, r, rows.size)])
+            out.append(g * group + rows[pivot_columns(RT, r)])
         return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 
     def quotient(self, Xi: np.ndarray) -> None:
@@ -793,7 +749,7 @@ class _Kernel:
         if not X.any():
             return
         RT, h = _nmod(np.ascontiguousarray(X.T), p).rref()  # h × width: pivots = coordinates carrying Xi
-        piv = set(_pivots(RT, h, X.shape[0]))
+        piv = set(pivot_columns(RT, h))
         keep = [t for t in range(X.shape[0]) if t not in piv]
         self.N = np.ascontiguousarray(self.N[:, keep])
         self.F = [self.F[t] for t in keep]
@@ -938,6 +894,15 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
                         stop_reason=reason, estimate_s=est, seconds=time.perf_counter() - t0, **common)
 
 
+def _pair_ids(r0: int, part: np.ndarray, k: int, slots: int) -> np.ndarray:
+    """The (region, output, slot) triples of the rows of the pairs ``part`` (pair t: region r0 + t // k, output t % k)."""
+    ids = np.empty((part.size, slots, 3), dtype=np.int64)
+    ids[:, :, 0] = (r0 + part // k)[:, None]
+    ids[:, :, 1] = (part % k)[:, None]
+    ids[:, :, 2] = np.arange(slots)[None, :]
+    return ids.reshape(-1, 3)
+
+
 class _Run:
     """One pass of :func:`functional_dimension`: regions in, rank and witnesses out.
 
@@ -1058,16 +1023,13 @@ class _Run:
             A = (regs, _forward(self.mod, [m[regs] for m in masks]))
         for c0 in range(0, rest.size, self._chunk()):
             part = rest[c0:c0 + self._chunk()]
-            ids = np.empty((part.size, slots, 3), dtype=np.int64)
-            ids[:, :, 0] = (r0 + part // k)[:, None]
-            ids[:, :, 1] = (part % k)[:, None]
-            ids[:, :, 2] = np.arange(slots)[None, :]
+            ids = _pair_ids(r0, part, k, slots)
             first = self.kernel.N is None
             if first:
                 Y = self._reduced_rows(part, A, B, K[c0:c0 + part.size])
             else:
                 Y = self._projected_rows(part, A, B, K[c0:c0 + part.size])
-            self.kernel.add(Y, ids.reshape(-1, 3), self.U - self.rank, group=slots)
+            self.kernel.add(Y, ids, self.U - self.rank, group=slots)
             if first and self.kernel.N is not None:
                 self.kernel.quotient(self._scalings())
                 if c0 + part.size < rest.size:                          # the rest of this block is screened
@@ -1090,12 +1052,9 @@ class _Run:
         A = (regs, _forward(self.mod, [m[regs] for m in masks]))
         for c0 in range(0, rest.size, self._chunk()):
             part = rest[c0:c0 + self._chunk()]
-            ids = np.empty((part.size, slots, 3), dtype=np.int64)
-            ids[:, :, 0] = (r0 + part // k)[:, None]
-            ids[:, :, 1] = (part % k)[:, None]
-            ids[:, :, 2] = np.arange(slots)[None, :]
+            ids = _pair_ids(r0, part, k, slots)
             Y = self._projected_rows(part, A, B, K[c0:c0 + part.size])
-            self.kernel.add(Y, ids.reshape(-1, 3), self.U - self.rank, group=slots)
+            self.kernel.add(Y, ids, self.U - self.rank, group=slots)
             if (self.stop and self.rank >= self.U) or self.kernel.saturated or not self.kernel.width:
                 return
 

@@ -41,6 +41,7 @@ import numpy as np
 
 from reluid.analysis.progress import report as _report
 from reluid.errors import InvalidArgument
+from reluid.model.modp import matmul_mod, pivot_columns
 from reluid.model.network import Layer, Network
 from reluid.model.rational import primitive_ray
 from reluid.verdicts import Outcome
@@ -807,6 +808,10 @@ def _hull_network(net: Network, l: int, row, bias) -> Network:
     return silent_neurons(net, l, [row], [bias])
 
 
+#: the prime of the quick independence tests of the affine-layer-flip search (below 2^26, for matmul_mod)
+_HULL_PRIME = 67_108_859
+
+
 def _residues(rows, p: int) -> np.ndarray | None:
     """The matrix ``rows`` of rationals modulo p (int64), or None if p divides a denominator."""
     inv: dict[int, int] = {}
@@ -823,71 +828,43 @@ def _residues(rows, p: int) -> np.ndarray | None:
     return out
 
 
-def _matmul_mod(A: np.ndarray, B: np.ndarray, p: int) -> np.ndarray:
-    """A·B mod p for entries below p < 2^31, without overflow (16-bit halves of B)."""
-    lo, hi = B & 0xFFFF, B >> 16
-    acc_lo = np.zeros((A.shape[0], B.shape[1]), dtype=np.int64)
-    acc_hi = np.zeros_like(acc_lo)
-    for k in range(0, A.shape[1], 256):          # 256 products of < 2^31 · 2^16 stay below 2^63
-        acc_lo = (acc_lo + A[:, k:k + 256] @ lo[k:k + 256]) % p
-        acc_hi = (acc_hi + A[:, k:k + 256] @ hi[k:k + 256]) % p
-    return (acc_lo + acc_hi * (1 << 16)) % p
-
-
 def _independent_mod_p(Wl, Wn, basis) -> bool:
-    """Whether the vectors (W^{l+1}[o, i] · W^l[i, :] b)_{o, b} of the neurons i are independent mod 2^31 - 1.
+    """Whether the vectors (W^{l+1}[o, i] · W^l[i, :] b)_{o, b} of the neurons i are independent mod p.
 
     Then they are independent over Q and no nonempty F sums them to 0: a quick exit
     for the candidate search of :func:`_affine_flips` (False decides nothing).
     """
-    p = _FLIP_PRIME
+    p = _HULL_PRIME
     A, N, B = _residues(Wl, p), _residues(Wn, p), _residues(basis, p)
     if A is None or N is None or B is None:
         return False
-    proj = _matmul_mod(A, B.T.copy(), p)                  # n × r: W^l[i, :] b for every basis vector b
+    proj = matmul_mod(A, np.ascontiguousarray(B.T), p)    # n × r: W^l[i, :] b for every basis vector b
     n, r = proj.shape
     vecs = (N.T[:, :, None] * proj[:, None, :] % p).reshape(n, N.shape[0] * r)
     if vecs.shape[1] < n:
         return False
-    M = flint.nmod_mat(n, vecs.shape[1], [int(x) for x in vecs.ravel()], p)
-    return M.rank() == n
+    return flint.nmod_mat(n, vecs.shape[1], vecs.ravel().tolist(), p).rank() == n
 
 
 def _row_basis(vectors, dim: int) -> list[list[Fraction]]:
-    """A maximal set of ``vectors`` independent modulo 2^31 - 1 (so independent over Q), in their order.
+    """A maximal set of ``vectors`` independent modulo p (so independent over Q), in their order.
 
     It spans the vectors over Q unless p divides a minor that matters, which only
     makes the candidate search below wider: this is a search, and every candidate is
     proved or refuted exactly.  Vectors with a denominator divisible by p are skipped.
     """
-    p = _FLIP_PRIME
-    inv: dict[int, int] = {}
+    p = _HULL_PRIME
     rows, keep = [], []
     for j, v in enumerate(vectors):
-        res = []
-        for q in v:
-            q = Fraction(q)
-            d = q.denominator
-            if d not in inv:
-                inv[d] = pow(d, -1, p) if d % p else None
-            if inv[d] is None:
-                break
-            res.append(q.numerator % p * inv[d] % p)
-        else:
-            if any(res):
-                rows.append(res)
-                keep.append(j)
+        res = _residues([v], p)
+        if res is not None and res.any():
+            rows.append(res[0])
+            keep.append(j)
     if not rows:
         return []
-    T = flint.nmod_mat(dim, len(rows), [rows[c][r] for r in range(dim) for c in range(len(rows))], p)
-    R, rank = T.rref()
-    pivots, c = [], 0
-    for r in range(rank):
-        while int(R[r, c]) == 0:
-            c += 1
-        pivots.append(keep[c])
-        c += 1
-    return [[Fraction(x) for x in vectors[j]] for j in pivots]
+    T = np.ascontiguousarray(np.array(rows, dtype=np.int64).T)      # dim × len(rows): its pivots are rows
+    R, rank = flint.nmod_mat(dim, len(rows), T.ravel().tolist(), p).rref()
+    return [[Fraction(x) for x in vectors[keep[c]]] for c in pivot_columns(R, rank)]
 
 
 def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: float = 10.0, seed: int = 0,

@@ -18,8 +18,9 @@ from flint import nmod_mat
 from reluid.analysis.shallow.flipsets._blasdet import MAX_PRIME, det_mod_p
 from reluid.analysis.shallow.flipsets._problem import (ENUMERATE_MAX_FREE, Clock, MethodResult, Problem, found,
                                                           gave_up, none)
+from reluid.model.modp import pivot_columns
 
-__all__ = ["screen", "rank_random", "contiguous_rows", "Profile", "profile", "staircase", "BLAS_DET_MIN_N"]
+__all__ = ["screen", "rank_random", "contiguous_rows", "Profile", "profile", "BLAS_DET_MIN_N"]
 
 def screen(prob: Problem, clock: Clock) -> MethodResult:
     """Zero columns and pairs u_i = −u_j, found by a hash mod p and checked exactly."""
@@ -107,16 +108,6 @@ class Profile:
     coeff: np.ndarray | None       # x_pivots ≡ coeff @ x_free (mod p), |S| × |free|; None if too many free
 
 
-def staircase(R, rank: int) -> list[int]:
-    piv, c = [], 0
-    for i in range(rank):
-        while int(R[i, c]) == 0:
-            c += 1
-        piv.append(c)
-        c += 1
-    return piv
-
-
 def profile(prob: Problem, clock: Clock, max_free: int = ENUMERATE_MAX_FREE + 2) -> Profile:
     n, km, p = prob.n, prob.km, prob.prime()
     if km * n <= 4_000_000 or km <= n + 64:
@@ -130,8 +121,8 @@ def profile(prob: Problem, clock: Clock, max_free: int = ENUMERATE_MAX_FREE + 2)
         rows = cand
     else:  # the pivot columns of rref(U_candᵀ) are independent rows of U_cand
         Rt, _ = nmod_mat(Uc.T.tolist(), p).rref()
-        rows = [cand[c] for c in staircase(Rt, rank)]
-    pivots = staircase(R, rank) if rank else []
+        rows = [cand[c] for c in pivot_columns(Rt, rank)]
+    pivots = pivot_columns(R, rank) if rank else []
     pset = set(pivots)
     free = [c for c in range(n) if c not in pset]
     coeff = None
