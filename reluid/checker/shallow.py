@@ -108,9 +108,11 @@ def _line(row):
         den = math.lcm(*[x.denominator for x in row])
         ints = [x.numerator * (den // x.denominator) for x in row]
     g = math.gcd(*ints)
-    if _lead(ints) < 0:
+    if next(filter(None, ints), 0) < 0:
         g = -g
-    return tuple(v // g for v in ints), Fraction(g, den)
+    if g == 1:
+        return tuple(ints), Fraction(1, den)
+    return tuple([v // g for v in ints]), Fraction(g, den)
 
 
 @dataclass(frozen=True, slots=True)

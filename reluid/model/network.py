@@ -124,6 +124,8 @@ class Network:
     #: Recorded in certificates and shown in every report; like ``name`` it is
     #: not compared and not hashed (:meth:`sha256` names the parameters).
     assumption: str | None = field(default=None, compare=False)
+    #: the SHA-256 once computed (the layers are immutable, so it never changes)
+    _sha: list = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if not self.layers:
@@ -258,10 +260,12 @@ class Network:
 
     def sha256(self) -> str:
         """SHA-256 of the canonical exact serialisation (names certificates' networks)."""
-        h = hashlib.sha256()
-        for chunk in self.canonical_chunks():
-            h.update(chunk)
-        return h.hexdigest()
+        if not self._sha:
+            h = hashlib.sha256()
+            for chunk in self.canonical_chunks():
+                h.update(chunk)
+            self._sha.append(h.hexdigest())
+        return self._sha[0]
 
 
 @dataclass(frozen=True, slots=True)
