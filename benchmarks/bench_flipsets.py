@@ -369,7 +369,7 @@ def main_targets(args, log) -> int:
         r = run_task("certify", m, k, n)
         ours = r.get("certify")
         txt = f"{r.get('status')} {r.get('method')}"
-        row(name, txt, ours, r.get("check"), r.get("mb"), f"load θ (not counted)", r.get("load"), "")
+        row(name, txt, ours, r.get("check"), r.get("mb"), "load θ (not counted)", r.get("load"), "")
         if n * (k * m + 1) <= 2_000_000:
             b = run_task("lp", m, k, n, timeout=600)
             row(name, "", None, None, b.get("mb"), f"HiGHS max-margin LP ({b.get('status')})", b.get("lp"),
@@ -429,8 +429,8 @@ def main_targets(args, log) -> int:
         if n > MITM_MAX_N:
             row(name, "", None, None, None, f"meet in the middle: n > {MITM_MAX_N}, not run", None, "")
     log("")
-    head = (f"| target | reluid | certify s | check s | peak MB | baseline | baseline s | ratio |\n"
-            f"| --- | --- | --- | --- | --- | --- | --- | --- |")
+    head = ("| target | reluid | certify s | check s | peak MB | baseline | baseline s | ratio |\n"
+            "| --- | --- | --- | --- | --- | --- | --- | --- |")
     log(head)
     for target, txt, cert, chk, mb, base, base_s, rat in table:
         log(f"| {target} | {txt} | {_fmt(cert)} | {_fmt(chk)} | {_fmt(mb, 0)} | {base} | {_fmt(base_s)} | {rat} |")

@@ -137,3 +137,22 @@ def test_cli_exit_codes_for_hostile_files(tmp_path, capsys):
     p.write_text(text)
     assert main(["check", str(p), "--network", str(other)]) == 4
     assert "is not the network" in capsys.readouterr().err
+
+
+def test_a_functional_dimension_claim_past_the_work_limit_is_not_reverified():
+    """The re-computation of a functional-dimension claim is charged before it runs."""
+    import reluid
+    from reluid.certificates.schema import ClaimKind
+
+    net = reluid.Network.from_lists([([[1, 2], [-1, 1], [2, -3]], [1, 0, -1]),
+                                     ([[1, -1, 2], [2, 1, -1]], [0, 1]), ([[1, -2]], [1])])
+    cert = reluid.certify(net)
+    assert any(c.kind == ClaimKind.FUNCTIONAL_DIMENSION for c in cert.claims)
+    full = check_certificate(cert)
+    assert full.valid
+    fd = next(c for c in cert.claims if c.kind == ClaimKind.FUNCTIONAL_DIMENSION)
+    assert full.status(fd.id) == "information verified"
+    tight = check_certificate(from_json(to_json(cert)), work_limit=50)     # a fresh copy: nothing cached
+    assert tight.status(fd.id) == "not re-verified"
+    msg = next(c.message for c in tight.claims if c.id == fd.id)
+    assert "functional-dimension re-computation" in msg and "work limit" in msg

@@ -28,34 +28,19 @@ from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.deep.two_layers import _Analysis, analyse_two_layers, flipped
 from reluid.api import certify
 from reluid.certificates.build import two_layer_evidence
-from reluid.certificates.schema import from_json, network_from_dict, to_json
+from reluid.certificates.schema import from_json, to_json
 from reluid.checker.check import check_certificate
-from reluid.model.network import Network
 from reluid.model.rational import format_rational
 from tests.checker.forgery import MUTATIONS, mutants
+from tests.two_layer_nets import CERTIFIED, D15, glr, net
 
 STATS: Counter = Counter()
 
 
-def net(A, a, W, w, V, c):
-    return Network.from_lists([(A, a), (W, w), (V, c)])
-
-
-CERTIFIED = net([[1, 0], [0, 1]], [0, 0], [[1, 2], [2, 1], [1, 1]], [-1, -3, -5], [[1, 1, 1]], [0])
-D15 = net([[1, 0], [0, 1]], [0, 0], [[2, 1], [1, 2], [-3, -3]], [-6, -8, 13], [[1, 1, 1]], [0])
 BOTH = net([[1, 0], [-1, 0], [-1, 2]], [0, 2, -2], [[2, 2, 2], [3, 3, 3], [-5, -5, -5]], [-5, -9, 16],
            [[1, 1, 1]], [0])
 #: Ω(2,2,3,1), H0 and H1 hold, H2∧H3 and H4 fail (the transplant target)
 H4_FAILS = net([[-1, 1], [1, -2]], [-2, 2], [[1, 3], [3, -1], [-1, 2]], [-1, 3, 1], [[2, -2, -2]], [0])
-
-
-def glr(arch, rng):
-    n0, n1, n2, n3 = arch
-    r = lambda lo, hi: F(rng.randint(4 * lo, 4 * hi), 4)
-    return net([[r(-2, 2) for _ in range(n0)] for _ in range(n1)], [r(-1, 1) for _ in range(n1)],
-               [[F(rng.randint(1, 12), 4) for _ in range(n1)] for _ in range(n2)],
-               [-F(rng.randint(12, 40), 4) for _ in range(n2)],
-               [[r(-2, 2) or F(1) for _ in range(n2)] for _ in range(n3)], [r(-1, 1) for _ in range(n3)])
 
 
 def _pool():

@@ -12,27 +12,12 @@ from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.deep.two_layers import analyse_two_layers, flipped, signs_text
 from reluid.model.network import Network
 from reluid.verdicts import Verdict
+from tests.two_layer_nets import CERTIFIED, D15, glr, net
 
 
-def net(A, a, W, w, V, c):
-    return Network.from_lists([(A, a), (W, w), (V, c)])
-
-
-CERTIFIED = net([[1, 0], [0, 1]], [0, 0], [[1, 2], [2, 1], [1, 1]], [-1, -3, -5], [[1, 1, 1]], [0])
-D15 = net([[1, 0], [0, 1]], [0, 0], [[2, 1], [1, 2], [-3, -3]], [-6, -8, 13], [[1, 1, 1]], [0])
 LAYER1_FLIP = net([[1, 0], [-1, 0], [F(1, 2), 2]], [0, F(5, 2), -1],
                   [[1, 1, 3], [F(1, 4), F(1, 4), F(1, 2)], [F(3, 4), F(3, 4), 1]], [-9, F(-17, 4), F(-29, 4)],
                   [[-2, 2, 2]], [0])
-
-
-def glr(arch, rng):
-    """GLR-style (docs/mathematics.md §8.8): small rational layer 1, W in [1/4, 3], w in [-10, -3]."""
-    n0, n1, n2, n3 = arch
-    r = lambda lo, hi: F(rng.randint(4 * lo, 4 * hi), 4)
-    return net([[r(-2, 2) for _ in range(n0)] for _ in range(n1)], [r(-1, 1) for _ in range(n1)],
-               [[F(rng.randint(1, 12), 4) for _ in range(n1)] for _ in range(n2)],
-               [-F(rng.randint(12, 40), 4) for _ in range(n2)],
-               [[r(-2, 2) or F(1) for _ in range(n2)] for _ in range(n3)], [r(-1, 1) for _ in range(n3)])
 
 
 def points(flats, j):

@@ -28,12 +28,9 @@ from reluid.analysis.deep.two_layers import analyse_two_layers, flipped
 from reluid.api import certify, check
 from reluid.model.network import Network
 from reluid.verdicts import Verdict
+from tests.two_layer_nets import CERTIFIED, glr, net
 
 STATS: Counter = Counter()
-
-
-def net(A, a, W, w, V, c):
-    return Network.from_lists([(A, a), (W, w), (V, c)])
 
 
 def parts(n: Network):
@@ -42,16 +39,6 @@ def parts(n: Network):
             [list(r) for r in L3.weight], list(L3.bias))
 
 
-CERTIFIED = net([[1, 0], [0, 1]], [0, 0], [[1, 2], [2, 1], [1, 1]], [-1, -3, -5], [[1, 1, 1]], [0])
-
-
-def glr(arch, rng):
-    n0, n1, n2, n3 = arch
-    r = lambda lo, hi: F(rng.randint(4 * lo, 4 * hi), 4)
-    return net([[r(-2, 2) for _ in range(n0)] for _ in range(n1)], [r(-1, 1) for _ in range(n1)],
-               [[F(rng.randint(1, 12), 4) for _ in range(n1)] for _ in range(n2)],
-               [-F(rng.randint(12, 40), 4) for _ in range(n2)],
-               [[r(-2, 2) or F(1) for _ in range(n2)] for _ in range(n3)], [r(-1, 1) for _ in range(n3)])
 
 
 def _bases():

@@ -268,7 +268,7 @@ def test_lattice_enum_agrees_with_brute_force():
     rng = random.Random(6)
     accepted = 0
     for trial in range(40):
-        n, m = rng.randint(3, 10), 1
+        n = rng.randint(3, 10)
         theta = Shallow.make([rng.choice([-7, -5, -3, 2, 4, 9, 11]) for _ in range(n)],
                              [[rng.choice([1, 2, 3, -1, -2])] for _ in range(n)], list(range(n)), [0])
         has = any(is_flip_set(theta, F) for s in range(1, n + 1) for F in itertools.combinations(range(n), s))
