@@ -34,7 +34,7 @@ from fractions import Fraction
 
 from reluid.certificates.schema import CertificateError, ClaimKind, qs
 from reluid.checker.flipsets import verify_no_flip_set
-from reluid.checker.registry import Context, fail, verifies
+from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.model.network import Network
 
 __all__ = ["verify_two_layer_hypotheses", "verify_layer_no_flip_set", "flips_construction", "MAX_WIDTH",
@@ -210,9 +210,17 @@ def _sgn(s) -> str:
     return "".join("+" if v > 0 else "-" for v in s)
 
 
+def _rank_cost(T: "_Theta") -> int:
+    """Steps charged for one exact rank of at most three vectors of length n0 + 1."""
+    return 3 * (T.n0 + 1) ** 2
+
+
 def _vertices(ctx, T: _Theta, raw) -> set:
     out = set()
-    for i, v in enumerate(_list(ctx, raw, "vertices")):
+    listed = _list(ctx, raw, "vertices")
+    charge(ctx, len(listed) * (T.n2 * (T.n1 + T.n0 + 2) + T.n2 * (T.n2 - 1) // 2 * _rank_cost(T)),
+           "the full-region checks (F1–F3)")
+    for i, v in enumerate(listed):
         where = f"vertex {i + 1}"
         _fields(ctx, v, ("signs", "point", "zeros"), where)
         s = _signs(ctx, v["signs"], T.n1, where)
@@ -241,6 +249,7 @@ def _edges(ctx, T: _Theta, raw, vertices) -> int:
     edges = _list(ctx, raw, "edges")
     if not edges:
         fail(ctx, "H2∧H3 needs edges")
+    charge(ctx, len(edges) * (T.n2 * (T.n2 - 1) // 2 + 1) * _rank_cost(T), "the rigidity checks of the edges (H3)")
     parent = {}
 
     def find(x):
@@ -281,6 +290,7 @@ def _flats(ctx, T: _Theta, raw) -> list[tuple[int, tuple]]:
     flats = _list(ctx, raw, "flats")
     if len(flats) > MAX_FLATS:
         fail(ctx, f"{len(flats)} flats exceed the checker's limit {MAX_FLATS}")
+    charge(ctx, len(flats) * (2 * T.n2 + 2) * _rank_cost(T), "the bend-flat checks (B1–B4)")
     keys = {}
     for i, f in enumerate(flats):
         where = f"flat {i + 1}"
@@ -326,17 +336,29 @@ def _cover(U, blocks, budget, nodes) -> list | None:
 
 def _h4(ctx, T: _Theta, flats) -> int:
     planes = set()
+    F = len(flats)
+    charge(ctx, F * (F - 1) // 2 * (T.n1 + 1) * _rank_cost(T), "the hyperplanes through two bend flats (H4)")
     for (j1, f1), (j2, f2) in itertools.combinations(flats, 2):
         ell = _common_functional(f1, f2)
         if ell is None or any(_rank([ell, T.u[i]]) == 1 for i in range(T.n1)):
             continue                    # no hyperplane through both, or it is some H_i
         planes.add(ell)
+    charge(ctx, len(planes) * F * _rank_cost(T), "the flats on each such hyperplane (H4)")
     blocks = [frozenset(t for t, (_, f) in enumerate(flats) if _rank([f[0], f[1], ell]) == 2) for ell in planes]
     nodes = [COVER_LIMIT]
     for r in range(1, T.n1 + 1):
         for I in itertools.combinations(range(T.n1), r):
             U = frozenset(t for t, (j, _) in enumerate(flats) if j in I)
-            cover = _cover(U, [b & U for b in blocks if len(b & U) >= 2], r, nodes)
+            charge(ctx, len(blocks) + F, "the H4 cover search")
+            per_node = len(blocks) + 1
+            cap = min(nodes[0], (ctx.budget.limit - ctx.budget.used) // per_node)   # the work budget bounds it too
+            local = [cap]
+            cover = _cover(U, [b & U for b in blocks if len(b & U) >= 2], r, local)
+            spent = cap - max(local[0], 0)
+            nodes[0] -= spent
+            if cover == "limit" and nodes[0] > 0:          # the work budget ran out, not COVER_LIMIT
+                charge(ctx, (spent + 1) * per_node, "the H4 cover search")
+            charge(ctx, spent * per_node, "the H4 cover search")
             if cover == "limit":
                 fail(ctx, f"the H4 cover search exceeds the checker's limit of {COVER_LIMIT} nodes")
             if cover is not None:
@@ -373,7 +395,7 @@ def verify_layer_no_flip_set(evidence, ctx: Context) -> str:
     if not isinstance(l, int) or isinstance(l, bool) or not 1 <= l <= hidden:
         fail(ctx, f"layer must be a hidden layer 1..{hidden}, got {l!r}")
     sub = Network((net.layers[l - 1], net.layers[l]))
-    msg = verify_no_flip_set(evidence["evidence"], Context(sub, ctx.claim_id))
+    msg = verify_no_flip_set(evidence["evidence"], Context(sub, ctx.claim_id, ctx.budget))   # one budget
     return f"hidden layer {l} has no flip set (Σ_(i∈F) W^{l + 1}[:, i] W^{l}[i, :] ≠ 0 for every F ≠ ∅): {msg}"
 
 

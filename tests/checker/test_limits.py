@@ -156,3 +156,68 @@ def test_a_functional_dimension_claim_past_the_work_limit_is_not_reverified():
     assert tight.status(fd.id) == "not re-verified"
     msg = next(c.message for c in tight.claims if c.id == fd.id)
     assert "functional-dimension re-computation" in msg and "work limit" in msg
+
+
+def _two_layer_hypotheses_certificate(n2: int) -> Certificate:
+    """A genuine H0–H4 certificate for (2, 2, n2, 1) with 2·n2 bend flats: its check grows like n2^4."""
+    W, w, k = [], [], 0
+    while len(W) < n2:
+        k += 1
+        a, b, c = k + 1, 2 * k + 3, -(k * k + 7)
+        if any(Fraction(c, a) == Fraction(c2, a2) or Fraction(c, b) == Fraction(c2, b2)
+               for (a2, b2), c2 in zip(W, w)):
+            continue
+        W.append([a, b])
+        w.append(c)
+    net = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), (W, w), ([[1] * n2], [0])])
+    fr = lambda x: str(Fraction(x))
+    ev = {"vertices": [
+        {"signs": "++", "point": [1, 1], "zeros": [[fr(Fraction(-c, a + b))] * 2 for (a, b), c in zip(W, w)]},
+        {"signs": "+-", "point": [1, -1], "zeros": [[fr(Fraction(-c, a)), -1] for (a, b), c in zip(W, w)]},
+        {"signs": "-+", "point": [-1, 1], "zeros": [[-1, fr(Fraction(-c, b))] for (a, b), c in zip(W, w)]}],
+        "edges": [{"signs": "++", "label": 0}, {"signs": "++", "label": 1}],
+        "flats": [{"signs": "++", "neuron": 0, "unit": t, "point": [0, fr(Fraction(-c, b))]}
+                  for t, ((a, b), c) in enumerate(zip(W, w))]
+        + [{"signs": "++", "neuron": 1, "unit": t, "point": [fr(Fraction(-c, a)), 0]}
+           for t, ((a, b), c) in enumerate(zip(W, w))]}
+    d = {"format": "reluid.certificate/2", "verdict": "unknown", "reason": "r",
+         "network": {"sha256": net.sha256(), "architecture": list(net.architecture), "embedded": net.to_dict()},
+         "claims": [{"id": "h", "kind": "deep-two-layer-hypotheses", "statement": "s", "reference": "r",
+                     "role": "information", "evidence": ev}], "witness": None}
+    return from_json(json.dumps(d))
+
+
+def test_two_layer_hypotheses_are_charged_to_the_work_budget():
+    cert = _two_layer_hypotheses_certificate(12)
+    assert check_certificate(cert).status("h") == INFORMATION              # genuine: verified at the default
+    tight = check_certificate(cert, work_limit=5000)
+    assert tight.status("h") == NOT_REVERIFIED
+    assert "work limit" in next(c.message for c in tight.claims if c.id == "h")
+    t = time.monotonic()
+    big = check_certificate(_two_layer_hypotheses_certificate(80), work_limit=100_000)
+    assert big.status("h") == NOT_REVERIFIED and time.monotonic() - t < 5
+
+
+def test_layer_no_flip_set_claims_share_one_budget():
+    """Every deep-layer-no-flip-set claim draws on the certificate's budget, not a fresh one of its own."""
+    import random
+
+    rng = random.Random(5)
+    n2 = 30
+    net = Network.from_lists([([[1, 0], [0, 1]], [0, 0]),
+                              ([[rng.randint(1, 99), rng.randint(1, 99)] for _ in range(n2)],
+                               [rng.randint(-9, 9) for _ in range(n2)]),
+                              ([[rng.randint(1, 10**6) for _ in range(n2)]], [0])])
+    claims = [{"id": f"c{i}", "kind": "deep-layer-no-flip-set", "statement": "s", "reference": "r",
+               "role": "information", "evidence": {"layer": 2, "evidence": {"method": "mitm", "n": n2}}}
+              for i in range(3)]
+    d = {"format": "reluid.certificate/2", "verdict": "unknown", "reason": "r",
+         "network": {"sha256": net.sha256(), "architecture": list(net.architecture), "embedded": net.to_dict()},
+         "claims": claims, "witness": None}
+    cert = from_json(json.dumps(d))
+    free = check_certificate(cert)
+    assert [free.status(f"c{i}") for i in range(3)] == [INFORMATION] * 3
+    one_mitm = 2 * 2 ** 15                                                  # about one claim's worth
+    shared = check_certificate(cert, work_limit=int(1.5 * one_mitm) + 10_000)
+    statuses = [shared.status(f"c{i}") for i in range(3)]
+    assert statuses[0] == INFORMATION and NOT_REVERIFIED in statuses[1:], statuses
