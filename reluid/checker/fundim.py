@@ -169,7 +169,8 @@ def region_rank(net: Network, evidence, ctx: Context) -> RegionRank:
     ncols = sum(widths)
     used = len({i for i, _ in pivots} | {i for i, _, _ in rows})
     n_piv = len({i for i, _ in pivots})
-    charge(ctx, len(pts) * net.n_params + used * sum(a * b for a, b in zip(arch, arch[1:])) * slots
+    words = 1 + max(q.numerator.bit_length() + q.denominator.bit_length() for x in pts for q in x) // 64
+    charge(ctx, len(pts) * net.n_params * words + used * sum(a * b for a, b in zip(arch, arch[1:])) * slots
            + len(rows) * (n_piv + 1) * max(1, ncols // 64)
            + len(rows) * ncols * min(len(rows), ncols) // 65536, "the functional-dimension re-computation")
 

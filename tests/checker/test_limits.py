@@ -221,3 +221,21 @@ def test_layer_no_flip_set_claims_share_one_budget():
     shared = check_certificate(cert, work_limit=int(1.5 * one_mitm) + 10_000)
     statuses = [shared.status(f"c{i}") for i in range(3)]
     assert statuses[0] == INFORMATION and NOT_REVERIFIED in statuses[1:], statuses
+
+
+def test_functional_dimension_points_are_charged_by_their_size():
+    """Points with 3 000-digit coordinates cost more steps than small ones (the evaluation is big-integer work)."""
+    import reluid
+    from reluid.certificates.schema import ClaimKind
+
+    net = reluid.Network.from_lists([([[1, 2], [-1, 1], [2, -3]], [1, 0, -1]),
+                                     ([[1, -1, 2], [2, 1, -1]], [0, 1]), ([[1, -2]], [1])])
+    d = json.loads(to_json(certify(net)))
+    fd = next(c for c in d["claims"] if c["kind"] == ClaimKind.FUNCTIONAL_DIMENSION)
+    small = check_certificate(from_json(json.dumps(d)), work_limit=20_000)
+    assert small.status(fd["id"]) == INFORMATION
+    shift = Fraction(1, 10 ** 3000)                    # the same regions, 3 000-digit denominators
+    fd["evidence"]["points"] = [[str(Fraction(q) + shift) for q in map(str, x)] for x in fd["evidence"]["points"]]
+    assert check_certificate(from_json(json.dumps(d))).status(fd["id"]) == INFORMATION     # still true
+    heavy = check_certificate(from_json(json.dumps(d)), work_limit=20_000)
+    assert heavy.status(fd["id"]) == NOT_REVERIFIED
