@@ -51,6 +51,9 @@ def test_the_workflow_pins_the_repository():
     text = WORKFLOW.read_text(encoding="utf-8")
     req = re.search(r'RELUID: "(.*)"', text).group(1)
     assert req.startswith("reluid[") and "@ git+https://" in req and re.search(r"@v\d+\.\d+\.\d+$", req)
+    from reluid._version import __version__
+
+    assert req.endswith(f"@v{__version__}"), "the workflow pins the tag of this version"
     assert [n for n, _ in _steps(text)] == ["Install reluid", "Certify networks", "Job summary",
                                             "Re-check the certificates independently"]
 

@@ -202,8 +202,9 @@ def fundim_claims(fd) -> list[Claim]:
     elif fd.complete:
         st = (f"dim_fun(θ) >= {fd.rank} (certified lower bound); upper bound U = {fd.upper_bound}, gap {fd.gap}: "
               f"the rank stayed below U at every point tried ({fd.n_sampled} points, {fd.n_regions} activation "
-              "regions), which is evidence of a positive-dimensional fibre near θ, that is of hidden symmetries "
-              "arbitrarily close to θ (Grigsby, Lindsey, Rolnick 2023, Lemma F.6), not a verdict")
+              "regions), which is evidence of hidden symmetries at parameters arbitrarily close to θ (Grigsby, "
+              "Lindsey, Rolnick 2023, Lemma F.6), not a verdict: θ itself may have none (|x| = σ(x) + σ(−x); "
+              "docs/mathematics.md §6.3)")
     else:
         st = (f"dim_fun(θ) >= {fd.rank} (certified lower bound; the computation stopped at the time budget); upper "
               f"bound U = {fd.upper_bound}")

@@ -26,5 +26,6 @@ def run(args, stdout, stderr) -> int:
                                           f"0-factor rank {mf.zero_factor_rank}")
     if net.assumption:  # the same function, so the same assumption about it
         out = replace(out, assumption=net.assumption)
-    stdout.write(generate_json(out))
+    text = generate_json(out)
+    stdout.write(text if text.endswith("\n") else text + "\n")
     return 0

@@ -357,8 +357,8 @@ def _property_lines(cert: Certificate, check) -> list[str]:
             if rank < U:
                 lines.append(f"Locally identifiable: not established ({_status(check, fd[0])}): the certified "
                              f"Jacobian rank is {rank} < U = {U}. When the rank stays below U at every point tried, "
-                             "that is evidence of a positive-dimensional fibre near θ (hidden symmetries arbitrarily "
-                             "close to θ; Grigsby, Lindsey, Rolnick 2023, Lemma F.6), not a verdict.")
+                             "that is evidence of hidden symmetries at parameters arbitrarily close to θ (Grigsby, "
+                             "Lindsey, Rolnick 2023, Lemma F.6), not a verdict: θ itself may have none.")
             else:
                 lines.append(f"Locally identifiable: not established: dim_fun = U = {U} ({_status(check, fd[0])}) "
                              "is below D - N, the rank Theorem A1 needs.")
@@ -435,7 +435,8 @@ def _sections(v: CertificateView, md: bool = False):
         w = v.witness
         lines = [f"Mechanism: {w.mechanism}."]
         lines += [f"{k}: {p.text}" for k, p in w.details]
-        lines.extend("θ′: " + p.text for p in _network_lines(w.network))
+        lines.extend("θ′ = " + p.text[4:] if p.text.startswith("θ = ") else "θ′: " + p.text
+                     for p in _network_lines(w.network))
         secs.append(("Witness", lines))
     secs.append(("Conclusion", [v.conclusion]))
     return secs

@@ -43,7 +43,7 @@ def generate_equivalence(eq, name1: str, name2: str, depth: int | None = None) -
         lines = ["equal functions"]
         if eq.same_orbit and isinstance(eq.orbit, GroupElement):
             g = eq.orbit
-            lines.append(f"same H_n-orbit: g·θ1 = θ2 with permutation {_moves(g.perm)} and scalings "
+            lines.append(f"same H_n-orbit: g·{name1} = {name2} with permutation {_moves(g.perm)} and scalings "
                          f"{fmt_vec(g.scale)}")
         elif eq.same_orbit:
             lines.append(f"same orbit: act_layers(g, {name1}) = {name2} exactly, with")

@@ -191,7 +191,8 @@ class FunDimResult:
             head = f"dim_fun = {self.rank} = U (certified)"
         elif self.complete:
             head = (f"dim_fun >= {self.rank} (certified lower bound), U = {self.upper_bound}, gap {self.gap}: "
-                    "evidence of hidden symmetries near θ (Lemma F.6), not a proof")
+                    "evidence of hidden symmetries at parameters arbitrarily close to θ (Lemma F.6; θ itself may "
+                    "have none), not a proof")
         else:
             est = f"; the whole computation needs about {self.estimate_s:.0f} s" if self.estimate_s else ""
             head = (f"dim_fun >= {self.rank} (certified lower bound so far), U = {self.upper_bound}: stopped by "

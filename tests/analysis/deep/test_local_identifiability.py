@@ -72,11 +72,34 @@ def test_abs_has_functional_dimension_below_U_and_no_local_identifiability_claim
     fd, = claims(cert, ClaimKind.FUNCTIONAL_DIMENSION)
     assert fd.evidence["rank"] == 4 and fd.evidence["upper_bound"] == 5
     assert not claims(cert, ClaimKind.LOCAL_IDENTIFIABILITY)
-    assert "evidence of a positive-dimensional fibre near θ" in fd.statement and "not a verdict" in fd.statement
+    assert "hidden symmetries at parameters arbitrarily close to θ" in fd.statement and "not a verdict" in fd.statement
+    assert "positive-dimensional" not in fd.statement
     report = check_certificate(cert)
     assert report.status(fd.id) == INFORMATION
     md = generate_markdown(cert, check=report)
     assert "Locally identifiable: not established" in md
+
+
+@pytest.mark.parametrize("eps", [F(1, 10), F(1, 1000), F(1, 10 ** 9)])
+def test_lemma_F6_at_abs_hidden_symmetries_arbitrarily_close_but_not_at_theta(eps):
+    """rank < U at |x| reads as Grigsby–Lindsey–Rolnick Lemma F.6 says: hidden symmetries at parameters
+    arbitrarily close to θ (not a positive-dimensional fibre, and not at θ: docs/mathematics.md §6.3).
+
+    u_ε = σ(x) + σ(ε − x) and u′_ε = σ(x − ε) + σ(−x) + ε compute the same function and lie in different
+    orbits; both are within ε of |x|, whose own fibre is its orbit.  At u_ε the rank is U.
+    """
+    assert reluid.certify(ABS).verdict is Verdict.NO_HIDDEN
+    u = Shallow.make([1, 1], [[1], [-1]], [0, eps], [0])
+    u2 = Shallow.make([1, 1], [[1], [-1]], [-eps, 0], [eps])
+    pts = [F(-3), -eps / 2, eps / 3, eps / 2, 2 * eps, F(5)]
+    assert all(u(x) == u2(x) for x in ([p] for p in pts))                      # the same function ...
+    eq = reluid.equivalent(u, u2)
+    assert eq.equal is True and not eq.same_orbit                               # ... outside one orbit
+    cert = reluid.certify(u)
+    assert cert.verdict is Verdict.HIDDEN and check_certificate(cert).valid
+    fd = reluid.functional_dimension(u.to_network(), points=[[F(-1)], [eps / 2], [F(1)]])   # one point per region
+    assert fd.rank == fd.upper_bound == 5                                       # full rank, hidden all the same
+    assert reluid.functional_dimension(ABS.to_network(), points=[[F(-1)], [eps / 2], [F(1)]]).rank == 4
 
 
 def test_local_identifiability_never_makes_a_verdict():
