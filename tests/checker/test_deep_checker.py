@@ -856,3 +856,61 @@ def test_region_rank_slots_hold_many_pivot_terms_for_primes_near_2_62():
         assert got.rank == exact, (p, got.rank, exact)
     with pytest.raises(CheckFailed, match=f"have rank {exact} modulo {2**62 - 57}, less than the claimed {exact + 1}$"):
         VERIFIERS[ClaimKind.FUNCTIONAL_DIMENSION](dict(ev, prime=2**62 - 57, rank=exact + 1), Context(net, "c5"))
+
+
+#: D with rational weights and biases (denominators 3, 5, 7): residues need the inverses of the denominators
+DQ = N([([["1/3", 2], [-1, "2/5"], [2, -1]], ["1/7", 0, -1]), ([[1, "-1/3", 2], ["2/5", 1, -1]], [0, "1/3"]),
+        ([[1, "-2/7"]], [1])])
+
+
+def test_functional_dimension_with_rational_weights_matches_the_exact_rank():
+    v = VERIFIERS[ClaimKind.FUNCTIONAL_DIMENSION]
+    rng = random.Random(3)
+    pts = [(F(rng.randint(-90, 90), 10), F(rng.randint(-90, 90), 10)) for _ in range(24)]
+    pts = [x for x in pts if all(z != 0 for zs in DQ.preactivations(x) for z in zs)]
+    for p in (2**31 - 1, 1000003):
+        ev = region_evidence(DQ, pts, p)
+        msg = v(ev, ctx(DQ))
+        assert int(msg.split(", rank ")[1].split(" ")[0]) == jacobian_rank_near(DQ, pts)
+        few = region_evidence(DQ, pts[:2], p)
+        r2 = jacobian_rank_near(DQ, pts[:2])
+        assert v(dict(few, rank=r2), ctx(DQ)).startswith(f"2 generic points (exact), rank {r2} = ")
+        with pytest.raises(CheckFailed, match=f"have rank {r2} modulo {p}, less than the claimed {r2 + 1}$"):
+            v(dict(few, rank=r2 + 1), ctx(DQ))
+
+
+def _generic(net, pts):
+    return [x for x in pts if all(z != 0 for zs in net.preactivations(x) for z in zs)]
+
+
+def test_functional_dimension_index_bounds_are_exact():
+    """The last valid index of every field is accepted, one past it is rejected by name."""
+    v = VERIFIERS[ClaimKind.FUNCTIONAL_DIMENSION]
+    pts = _generic(D, [(F(1, 3), F(2, 7)), (F(-5, 2), F(3, 4)), (F(7, 3), F(-1, 5)), (F(-3, 7), F(-9, 4))])[:2]
+    ev = region_evidence(D, pts, 2**31 - 1)
+    last = len(pts) - 1
+    assert v(dict(ev, rows=[[last, 0, 2]]), ctx())                         # point, output and slot at their ends
+    for row in ([len(pts), 0, 0], [0, 1, 0], [0, 0, 3], [-1, 0, 0]):        # k = 1, n0 + 1 = 3 slots
+        with pytest.raises(CheckFailed, match=rf"row \({row[0]}, {row[1]}, {row[2]}\) names no listed point, "
+                                              "output and slot$"):
+            v(dict(ev, rows=[row]), ctx())
+    for piv in ([len(pts), 0], [0, 1], [-1, 0]):
+        with pytest.raises(CheckFailed, match=rf"pivot \({piv[0]}, {piv[1]}\) names no listed point and output$"):
+            v(dict(ev, pivots=[piv]), ctx())
+
+
+def test_functional_dimension_without_pivots_or_rows():
+    v = VERIFIERS[ClaimKind.FUNCTIONAL_DIMENSION]
+    pts = _generic(D, [(F(1, 3), F(2, 7)), (F(-5, 2), F(3, 4)), (F(7, 3), F(-1, 5))])[:1]
+    ev = region_evidence(D, pts, 2**31 - 1)
+    rho = len(ev["pivots"])
+    assert rho == 1
+    # no rows: the rank is the pivots' (n0 + 1 per pivot) and nothing else
+    assert v(dict(ev, rows=[], rank=3 * rho), ctx()) == (f"1 generic points (exact), rank {3 * rho} = 3·{rho} + 0 "
+                                                        f"modulo {2**31 - 1} (recomputed): dim_fun >= {3 * rho}, U = 15")
+    with pytest.raises(CheckFailed, match=f"have rank {3 * rho} modulo {2**31 - 1}, less than the claimed {3 * rho + 1}$"):
+        v(dict(ev, rows=[], rank=3 * rho + 1), ctx())
+    # rows but no pivots: a nonzero layer-1 vector cannot be reduced
+    with pytest.raises(CheckFailed, match="the layer-1 vector of point 0, output 0 is nonzero and there are no "
+                                          "pivots$"):
+        v(dict(ev, pivots=[], rows=[[0, 0, 0]]), ctx())
