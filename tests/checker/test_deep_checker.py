@@ -914,3 +914,39 @@ def test_functional_dimension_without_pivots_or_rows():
     with pytest.raises(CheckFailed, match="the layer-1 vector of point 0, output 0 is nonzero and there are no "
                                           "pivots$"):
         v(dict(ev, pivots=[], rows=[[0, 0, 0]]), ctx())
+
+
+#: rational weights with a value relation: layer-1 neurons 1 and 2 positively proportional (row and bias ×2), so
+#: the Jacobian loses rank through the values themselves, and residues computed without the denominators'
+#: inverses would not see it
+DQP = N([([["1/3", "2/5"], ["2/3", "4/5"], [2, -1]], ["1/7", "2/7", -1]),
+         ([[1, "-1/3", 2], ["2/5", 1, -1]], [0, "1/3"]), ([[1, "-2/7"]], [1])])
+
+
+def test_functional_dimension_sees_a_rank_loss_that_lives_in_rational_values():
+    v = VERIFIERS[ClaimKind.FUNCTIONAL_DIMENSION]
+    rng = random.Random(4)
+    pts = _generic(DQP, [(F(rng.randint(-90, 90), 10), F(rng.randint(-90, 90), 10)) for _ in range(40)])
+    truth = jacobian_rank_near(DQP, pts)
+    assert truth < cfd.upper_bound(DQP.architecture)               # the proportional pair costs rank
+    for p in (2**31 - 1, 1000003):
+        ev = region_evidence(DQP, pts, p)
+        assert v(dict(ev, rank=truth), ctx(DQP)).split(", rank ")[1].startswith(f"{truth} ")
+        with pytest.raises(CheckFailed, match=f"have rank {truth} modulo {p}, less than the claimed {truth + 1}$"):
+            v(dict(ev, rank=truth + 1), ctx(DQP))
+
+
+def test_functional_dimension_evidence_fields_are_named_with_the_claim():
+    v = VERIFIERS[ClaimKind.FUNCTIONAL_DIMENSION]
+    pts = _generic(D, [(F(1, 3), F(2, 7)), (F(-5, 2), F(3, 4)), (F(7, 3), F(-1, 5))])[:1]
+    ev = region_evidence(D, pts, 2**31 - 1)
+    for change, reason in [
+            (dict(rank="3"), "evidence field 'rank' must be an integer, got '3'"),
+            (dict(prime=True), "evidence field 'prime' must be an integer, got True"),
+            (dict(pivots=[[0]]), "evidence field 'pivots' must be a list of 2-tuples of integers"),
+            (dict(rows="x"), "evidence field 'rows' must be a list of 3-tuples of integers"),
+            (dict(rows=[[0, 0, "1"]]), "evidence field 'rows' must be a list of 3-tuples of integers"),
+            (dict(points=[["1"]]), "points: every point needs 2 coordinates")]:
+        with pytest.raises(CheckFailed) as e:
+            v(dict(ev, **change), ctx(cid="c9"))
+        assert (e.value.claim, e.value.reason) == ("c9", reason)
