@@ -1,7 +1,7 @@
 """Arithmetic modulo a prime, shared by the searches and rank computations of the analyses.
 
 Residues of exact rationals, the pivot columns of a reduced row echelon form
-from python-flint's ``nmod_mat.rref``, and an exact matrix product modulo a
+from python-flint's ``rref`` (modulo p or over Q), and an exact matrix product modulo a
 prime below 2^26 on float64 BLAS.  The checker has its own code for all of
 this (it shares nothing with the producers).
 """
@@ -26,10 +26,10 @@ def residue(q: Fraction, p: int) -> int:
 
 
 def pivot_columns(R, rank: int) -> list[int]:
-    """Pivot columns of the first ``rank`` rows of a reduced row echelon form ``R`` (an ``nmod_mat``)."""
+    """Pivot columns of the first ``rank`` rows of a reduced row echelon form ``R`` (``nmod_mat`` or ``fmpq_mat``)."""
     piv, c = [], 0
     for i in range(rank):
-        while int(R[i, c]) == 0:
+        while R[i, c] == 0:
             c += 1
         piv.append(c)
         c += 1

@@ -1016,12 +1016,10 @@ class _Run:
             return
         K = self.delta.coefficients(d1[rest])                             # |rest| × ρ
         if self.kernel.N is not None:                                     # screen: only pairs that add rank
-            hit = self._screen(rest, masks, B, K)
-            rest, K = rest[hit], K[hit]
-            if not rest.size:
+            kept = self._screened(rest, masks, B, K)
+            if kept is None:
                 return
-            regs = np.unique(rest // k)
-            A = (regs, _forward(self.mod, [m[regs] for m in masks]))
+            rest, K, A = kept
         for c0 in range(0, rest.size, self._chunk()):
             part = rest[c0:c0 + self._chunk()]
             ids = _pair_ids(r0, part, k, slots)
@@ -1040,17 +1038,24 @@ class _Run:
             if (self.stop and self.rank >= self.U) or self.kernel.saturated or not self.kernel.width:
                 return
 
+    def _screened(self, rest, masks, B, K):
+        """The pairs of ``rest`` the screen keeps, their coefficients and their regions' maps; None if none is kept."""
+        hit = self._screen(rest, masks, B, K)
+        rest, K = rest[hit], K[hit]
+        if not rest.size:
+            return None
+        regs = np.unique(rest // self.k)
+        return rest, K, (regs, _forward(self.mod, [m[regs] for m in masks]))
+
     def _process_more(self, r0, rest, masks, B, K) -> None:
         """Pairs of a block left over when the kernel was first formed: screened and projected."""
         k, slots = self.k, self.n0 + 1
         if self.kernel.saturated or not self.kernel.width:
             return
-        hit = self._screen(rest, masks, B, K)
-        rest, K = rest[hit], K[hit]
-        if not rest.size:
+        kept = self._screened(rest, masks, B, K)
+        if kept is None:
             return
-        regs = np.unique(rest // k)
-        A = (regs, _forward(self.mod, [m[regs] for m in masks]))
+        rest, K, A = kept
         for c0 in range(0, rest.size, self._chunk()):
             part = rest[c0:c0 + self._chunk()]
             ids = _pair_ids(r0, part, k, slots)

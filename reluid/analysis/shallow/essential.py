@@ -51,6 +51,7 @@ from reluid.analysis.shallow.flipsets._problem import Clock, SearchTimeout
 from reluid.analysis.shallow.function import canonical_row, equivalent, function_data
 from reluid.errors import InvalidArgument
 from reluid.model.jsondata import freeze, thaw
+from reluid.model.modp import pivot_columns
 from reluid.model.network import Network, Shallow
 from reluid.verdicts import Outcome
 
@@ -228,12 +229,7 @@ def annihilator(rows, m: int) -> list[tuple[int, ...]]:
     if not rows:
         return [tuple(int(i == j) for i in range(m)) for j in range(m)]
     R, rank = _qmat(rows).rref()
-    piv, c = [], 0
-    for t in range(rank):
-        while R[t, c] == 0:
-            c += 1
-        piv.append(c)
-        c += 1
+    piv = pivot_columns(R, rank)
     pset = set(piv)
     out = []
     for f in range(m):
@@ -413,12 +409,7 @@ def _lattice(E: _Data, case: _Case, clock: Clock):
 
 
 def _free_columns(R, rank, ncols):
-    piv, c = [], 0
-    for t in range(rank):
-        while R[t, c] == 0:
-            c += 1
-        piv.append(c)
-        c += 1
+    piv = pivot_columns(R, rank)
     return piv, [c for c in range(ncols) if c not in set(piv)]
 
 
