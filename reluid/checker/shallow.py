@@ -102,8 +102,10 @@ def _line(row):
     Integer keys hash fast; rows on the same line through 0 get the same key.
     """
     if FAST_FRACTIONS:   # the slots hold the reduced numerator and denominator (probed in reluid.model)
-        den = math.lcm(*[x._denominator for x in row])
-        ints = [x._numerator * (den // x._denominator) for x in row]
+        dens = {x._denominator for x in row}
+        den = math.lcm(*dens)
+        q = {e: den // e for e in dens}          # rows of stored floats have few distinct denominators
+        ints = [x._numerator * q[x._denominator] for x in row]
     else:  # pragma: no cover - depends on the Python implementation
         den = math.lcm(*[x.denominator for x in row])
         ints = [x.numerator * (den // x.denominator) for x in row]

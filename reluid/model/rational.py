@@ -184,8 +184,13 @@ def primitive_ray(values) -> tuple[tuple[int, ...], Fraction] | None:
     try:
         if not FAST_FRACTIONS:  # pragma: no cover - depends on the Python implementation
             raise AttributeError
-        D = math.lcm(*[x._denominator for x in values]) if values else 1     # the slots (probed below)
-        z = [x._numerator * (D // x._denominator) for x in values]
+        dens = {x._denominator for x in values}                               # the slots (probed below)
+        D = math.lcm(*dens) if dens else 1
+        if len(dens) == 1:
+            z = [x._numerator for x in values]
+        else:
+            q = {e: D // e for e in dens}                                    # few distinct denominators
+            z = [x._numerator * q[x._denominator] for x in values]
     except AttributeError:      # not all Fractions, or no slots
         D = math.lcm(*[x.denominator for x in values]) if values else 1
         z = [x.numerator * (D // x.denominator) for x in values]
