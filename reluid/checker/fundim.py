@@ -40,7 +40,8 @@ from fractions import Fraction
 
 import flint
 
-from reluid.certificates.schema import CertificateError, ClaimKind, qs
+from reluid.certificates.schema import ClaimKind
+from reluid.checker.deep import _int, _points as _read_points
 from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.model.network import Network
 
@@ -66,13 +67,6 @@ def upper_bound(arch) -> int:
 
 # ---- evidence readers -----------------------------------------------------------
 
-def _int(ctx, evidence, key) -> int:
-    v = evidence.get(key) if hasattr(evidence, "get") else None
-    if not isinstance(v, int) or isinstance(v, bool):
-        fail(ctx, f"evidence field {key!r} must be an integer, got {v!r}")
-    return v
-
-
 def _tuples(ctx, evidence, key, size) -> list[tuple[int, ...]]:
     raw = evidence.get(key)
     if not isinstance(raw, (list, tuple)) or not all(
@@ -93,13 +87,7 @@ def _points(ctx, evidence, n0) -> tuple[tuple[Fraction, ...], ...]:
     raw = evidence.get("points")
     if not isinstance(raw, (list, tuple)) or not raw:
         fail(ctx, "evidence field 'points' must be a nonempty list of points")
-    try:
-        pts = tuple(qs(x) for x in raw)
-    except CertificateError as e:
-        fail(ctx, f"points: {e}")
-    if any(len(x) != n0 for x in pts):
-        fail(ctx, f"points: every point needs {n0} coordinates")
-    return pts
+    return _read_points(ctx, evidence, "points", n0)
 
 
 # ---- exact evaluation -----------------------------------------------------------------
