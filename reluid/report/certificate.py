@@ -347,7 +347,9 @@ def _property_lines(cert: Certificate, check) -> list[str]:
     li = [c for c in cert.claims if c.kind == ClaimKind.LOCAL_IDENTIFIABILITY]
     fd = [c for c in cert.claims if c.kind == ClaimKind.FUNCTIONAL_DIMENSION]
     for c in li:
-        lines.append(f"Locally identifiable: yes ({_status(check, c)}). Near θ every parameter computing the same "
+        status = _status(check, c)
+        said = "yes" if status == "information verified" else "claimed by the certificate"   # only the checker's word
+        lines.append(f"Locally identifiable: {said} ({status}). Near θ every parameter computing the same "
                      f"function is a positive rescaling of θ (Theorem A1, docs/mathematics.md §6). This is "
                      f"{LOCAL_CAVEAT}.")
     if not li and fd:
@@ -537,7 +539,7 @@ def summary_line(cert: Certificate) -> str:
     """One line: verdict, mechanism or evidence, reason and assumption (audit output and JUnit messages)."""
     s = short_summary(cert, reason=False)
     if any(c.kind == ClaimKind.LOCAL_IDENTIFIABILITY for c in cert.claims):
-        s += " (locally identifiable: near θ only)"
+        s += " (local identifiability claimed: near θ only)"
     if cert.reason:
         s += f": {cert.reason}"
     if cert.assumption:

@@ -256,3 +256,13 @@ def test_cli_certifies_a_64_32_32_16_10_mlp_within_its_budget(tmp_path):
     assert "Locally identifiable: yes (information verified)" in text
     cert = reluid.read_certificate(tmp_path / "c.json")
     assert claims(cert, ClaimKind.LOCAL_IDENTIFIABILITY) and cert.verdict is Verdict.UNKNOWN
+
+
+def test_local_identifiability_is_yes_only_when_the_checker_verified_it():
+    cert = reluid.certify(THETA1)
+    text = generate_text(cert)                                           # no check run
+    assert "Locally identifiable: claimed by the certificate (not re-verified" in text
+    assert "Locally identifiable: yes" not in text
+    assert "Locally identifiable: yes (information verified)" in generate_text(cert, check=check_certificate(cert))
+    tight = check_certificate(from_json(to_json(cert)), work_limit=50)   # past the work limit: not re-verified
+    assert "Locally identifiable: yes" not in generate_text(cert, check=tight)
