@@ -211,7 +211,9 @@ def _by_theorem(net, theorem: TwoLayerResult, *, timeout, seed, prover, samples,
             note = f"the {budget.describe()} ran out: done: two hidden layers; left: functional dimension"
         else:
             phase("functional dimension")
-            fd = functional_dimension(net, method="cells", seed=seed, points=fundim_points)
+            deadline = time.monotonic() + 0.75 * budget.left() if budget.seconds is not None else None
+            fd = functional_dimension(net, method="cells", seed=seed, points=fundim_points, deadline=deadline,
+                                      progress=phase.detail)
     phase("certificate")
     common = dict(network=net, report=report, inputs=inputs, fundim=fd, seed=seed, timeout=timeout,
                   prover_mode=prover, theorem=theorem, budget_note=note)
