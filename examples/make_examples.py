@@ -55,6 +55,15 @@ EXACT = {
         layers=[([[1], [1]], [0, 1]), ([[1, 1]], [0])],
         description="σ(x) + σ(x+1) in Ω(1,2,1): two kinks, at x = 0 and x = -1.",
     ),
+    "planted_redundancy": dict(
+        layers=[([[1, 0], [0, 1], [2, 0], [1, -1]], [0, 0, 0, 1]),
+                ([[-1, 2, 1, 0], [2, 1, 0, 0], [1, 1, 0, 0], [-2, 0, 1, 0]], [-1, -3, -5, -1]),
+                ([[1, 1, 1, 4]], [0])],
+        description=("two_layers_certified (2,2,3,1) with planted redundancy, (2,4,4,1): neuron 3 of hidden layer 1 "
+                     "is 2 × neuron 1 (a positively proportional pair), neuron 4 of hidden layer 1 has zero outgoing "
+                     "weights, and neuron 4 of hidden layer 2 is dead (its pre-activation is h3 - 2 h1 - 1 = -1). "
+                     "reluid minimal reduces it exactly to two_layers_certified."),
+    ),
 }
 
 

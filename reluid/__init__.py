@@ -22,6 +22,7 @@ _API = ("load", "save", "parse_network", "generate_json", "read_certificate", "w
         "from_sklearn", "as_network",
         "certify", "decide", "check", "equivalent", "canonical_form", "is_canonical", "same_orbit", "align",
         "alignment_document", "write_alignment", "read_alignment", "check_alignment", "activation_regions",
+        "reduce_network", "reduction_document", "write_reduction", "read_reduction", "check_reduction",
         "minimal_form", "is_minimal", "zero_factor_reduction", "ominus", "stabilizer", "find_flip_set",
         "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions", "run_survey", "prove",
         "progress_bar")
@@ -40,7 +41,8 @@ _EXPORTS = {name: "reluid.api" for name in _API} | {
     "FlipSetResult": "reluid.analysis.shallow.flipsets", "Equivalence": "reluid.analysis.shallow.function",
     "FunctionData": "reluid.analysis.shallow.function", "Alignment": "reluid.analysis.deep.align",
     "AlignmentCheck": "reluid.checker.alignment", "RegionEnumeration": "reluid.analysis.deep.regions",
-    "MinimalForm": "reluid.analysis.shallow.minimal",
+    "MinimalForm": "reluid.analysis.shallow.minimal", "Reduction": "reluid.analysis.reduction",
+    "ReductionCheck": "reluid.checker.reduction",
     "Stabilizer": "reluid.analysis.shallow.stabilizer", "FunDimResult": "reluid.analysis.deep.fundim",
     "Evaluation": "reluid.analysis.shallow.zariski", "SurveyConfig": "reluid.analysis.deep.survey",
     "SurveyResult": "reluid.analysis.deep.survey", "Tracker": "reluid.analysis.progress",

@@ -29,6 +29,7 @@ __all__ = [
     "certify", "decide", "check",
     "equivalent", "canonical_form", "is_canonical", "same_orbit", "align", "alignment_document", "write_alignment",
     "read_alignment", "check_alignment", "activation_regions",
+    "reduce_network", "reduction_document", "write_reduction", "read_reduction", "check_reduction",
     "minimal_form", "is_minimal", "zero_factor_reduction", "ominus", "stabilizer",
     "find_flip_set", "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions",
     "run_survey", "prove", "progress_bar",
@@ -401,6 +402,51 @@ def check_alignment(document, reference: Network | Shallow, other: Network | Sha
     from reluid.checker.alignment import check_alignment as _check
 
     return _check(document, _network(reference, "reference"), _network(other, "other"))
+
+
+def reduce_network(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0):
+    """The exact reduction of a network of any depth (a ``Reduction``; docs/mathematics.md §10).
+
+    Constant, dead and zero-outgoing neurons are removed and positively proportional
+    neurons merged, one at a time, until nothing changes; every step names its premise
+    and the SHA-256 of its result.  ``timeout`` bounds the Farkas-tree prover.
+
+    >>> net = Network.from_lists([([[1], [2]], [0, 0]), ([[1, 3]], [0])])       # σ(x) + 3 σ(2x) = 7 σ(x)
+    >>> r = reduce_network(net)
+    >>> r.reduced.architecture, r.reduced([2]), net([2])
+    ((1, 1, 1), (Fraction(14, 1),), (Fraction(14, 1),))
+    """
+    from reluid.analysis.reduction import reduce_network as _reduce
+
+    return _reduce(_network(net, "network"), timeout=timeout, seed=seed)
+
+
+def reduction_document(reduction, *, original_name: str | None = None, reduced_file: str | None = None) -> dict:
+    """The ``reluid.reduction/1`` certificate of a reduction (a JSON-ready dict)."""
+    from reluid.certificates.reduction import reduction_document as _document
+
+    return _document(reduction, original_name=original_name, reduced_file=reduced_file)
+
+
+def write_reduction(document: dict, path) -> None:
+    """Write a ``reluid.reduction/1`` document."""
+    from reluid.certificates.reduction import write_reduction as _write
+
+    _write(document, path)
+
+
+def read_reduction(path) -> dict:
+    """Read a ``reluid.reduction/1`` document strictly (CertificateError when malformed)."""
+    from reluid.checker.reduction import read_reduction as _read
+
+    return _read(path)
+
+
+def check_reduction(document, original: Network | Shallow, reduced: Network | Shallow):
+    """Re-verify a reduction document step by step with the checker alone (a ``ReductionCheck``)."""
+    from reluid.checker.reduction import check_reduction as _check
+
+    return _check(document, _network(original, "original"), _network(reduced, "reduced"))
 
 
 def activation_regions(nets, *, upto: int | None = None, timeout: float | None = None,

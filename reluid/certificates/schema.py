@@ -73,6 +73,7 @@ class ClaimKind(enum.StrEnum):
     FIBRE_ORBITS = "fibre-orbits"
     DEEP_TWO_LAYER_HYPOTHESES = "deep-two-layer-hypotheses"
     DEEP_LAYER_NO_FLIP_SET = "deep-layer-no-flip-set"
+    REDUCED_NO_HIDDEN = "reduced-no-hidden-symmetries"
 
 
 def _kind(kind):
@@ -270,6 +271,9 @@ def from_json(text: str | bytes) -> Certificate:
     if isinstance(d, dict) and d.get("format") == "reluid.alignment/1":
         raise CertificateError("an alignment certificate (reluid.alignment/1): re-verify it with "
                                "`reluid align --verify CERT A B`")
+    if isinstance(d, dict) and d.get("format") == "reluid.reduction/1":
+        raise CertificateError("a reduction certificate (reluid.reduction/1): re-verify it with "
+                               "`reluid minimal --verify CERT NET REDUCED`")
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise CertificateError(f"not a {FORMAT} certificate (format field is {d.get('format') if isinstance(d, dict) else None!r})")
     try:

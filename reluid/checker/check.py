@@ -50,6 +50,7 @@ from reluid.checker import deep as _deep
 from reluid.checker import flipsets as _flipsets  # noqa: F401  (registers its verifiers)
 from reluid.checker import fundim as _fundim  # noqa: F401
 from reluid.checker import patterns as _patterns  # noqa: F401
+from reluid.checker import reduction as _reduction  # noqa: F401  (registers its verifier)
 from reluid.checker import shallow as _shallow
 from reluid.checker import two_layers as _two_layers  # noqa: F401  (registers its verifiers)
 from reluid.checker.registry import VERIFIERS, WORK_LIMIT, Budget, Context, WorkLimit

@@ -1,0 +1,295 @@
+"""Exact reduction of a ReLU network of any depth to fewer neurons with the same function.
+
+:func:`reduce_network` applies four rules (docs/mathematics.md §10), one neuron at
+a time, repeating until none applies:
+
+``constant``
+    the incoming row W^l[i, :] is zero, so h^l_i = σ(b^l_i) is a constant: add
+    σ(b^l_i) W^{l+1}[:, i] to b^{l+1} and remove neuron i (a zero row with
+    b^l_i <= 0, a dead neuron, is the case σ(b^l_i) = 0);
+``zero-outgoing``
+    W^{l+1}[:, i] = 0: nothing downstream sees neuron i; remove it;
+``merge``
+    (W^l[i, :], b^l_i) = λ (W^l[j, :], b^l_j) with λ > 0, so h^l_i = λ h^l_j
+    (σ is positively homogeneous): add λ W^{l+1}[:, i] to W^{l+1}[:, j] and
+    remove neuron i;
+``dead``
+    no x in R^{n0} has z^l_i(x) > 0, so h^l_i ≡ 0: remove neuron i.  The
+    premise is proved by inspection (layer >= 2 with a row and bias <= 0: its
+    inputs are >= 0) or by a Farkas-tree certificate
+    (:func:`reluid.analysis.deep.farkas.prove_no_input`); a question the prover
+    leaves open leaves the neuron in place, never removed.
+
+Each rule keeps the pre-activation of every other neuron as a function on
+R^{n0}, so a point at which a neuron is active in θ stays a point at which it
+is active in every reduced network: probe points refute dead-neuron candidates
+once, for the whole run.  An always-active neuron with a nonzero incoming row
+is not removed: its ReLU is the identity, but W^{l+1}[:, i] W^l[i, :] h^{l-1}
+is a function of the previous layer, which the next layer does not see.
+
+Every step records the network it produced by SHA-256, so that
+:mod:`reluid.checker.reduction` can rebuild and compare each one.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping
+
+from reluid.errors import InvalidArgument
+from reluid.model.network import Layer, Network
+from reluid.model.rational import primitive_ray
+from reluid.verdicts import Outcome
+
+__all__ = ["RULES", "ReductionStep", "Reduction", "reduce_network", "is_reduced"]
+
+CONSTANT, ZERO_OUTGOING, MERGE, DEAD = "constant", "zero-outgoing", "merge", "dead"
+RULES = (CONSTANT, ZERO_OUTGOING, MERGE, DEAD)
+
+
+@dataclass(frozen=True, slots=True)
+class ReductionStep:
+    """One removal: neuron ``neuron`` (0-based, in the network before the step) of hidden layer ``layer``.
+
+    ``into`` and ``factor`` (λ) for a merge, ``value`` (σ(b)) for a constant neuron,
+    ``premise`` for a dead neuron (``{"method": "orthant"}`` or ``{"tree": ...}``), and
+    ``result`` the SHA-256 of the network after the step.
+    """
+
+    rule: str
+    layer: int
+    neuron: int
+    result: str
+    into: int | None = None
+    factor: Fraction | None = None
+    value: Fraction | None = None
+    premise: Mapping | None = None
+    original: tuple[int, int] | None = None     # (layer, neuron of θ): informational
+
+
+@dataclass(frozen=True, slots=True)
+class Reduction:
+    """What :func:`reduce_network` did: the reduced network and the steps from θ to it.
+
+    ``undecided`` lists the dead-neuron questions left open (prover budget or
+    time): those neurons were kept, so the reduction may not be complete.
+    """
+
+    original: Network
+    reduced: Network
+    steps: tuple[ReductionStep, ...]
+    undecided: tuple[tuple[int, int, str], ...] = ()
+    prover_queries: int = 0
+    seconds: float = 0.0
+
+    @property
+    def removed(self) -> int:
+        return len(self.steps)
+
+    @property
+    def complete(self) -> bool:
+        return not self.undecided
+
+    def counts(self) -> dict[str, int]:
+        return {r: sum(1 for s in self.steps if s.rule == r) for r in RULES}
+
+
+# ---- edits (each returns a new network) ----------------------------------------
+
+def _lists(net: Network):
+    return [[[list(r) for r in L.weight], list(L.bias)] for L in net.layers]
+
+
+def _network(layers, like: Network) -> Network:
+    built, n_in = [], like.input_dim
+    for W, b in layers:
+        built.append(Layer(tuple(tuple(r) for r in W), tuple(b), n_in))
+        n_in = len(b)
+    return Network(tuple(built), name=like.name, description=like.description, assumption=like.assumption)
+
+
+def _remove(layers, l: int, i: int) -> None:
+    """Delete neuron i of hidden layer l (row i of layer map l, column i of layer map l + 1), in place."""
+    del layers[l - 1][0][i]
+    del layers[l - 1][1][i]
+    for row in layers[l][0]:
+        del row[i]
+
+
+def _relu(x: Fraction) -> Fraction:
+    return x if x > 0 else Fraction(0)
+
+
+# ---- the rules --------------------------------------------------------------------
+
+def _identity_step(net: Network):
+    """The first constant / zero-outgoing / merge step that applies, as (rule, l, i, into, factor, value), or None."""
+    for l in range(1, len(net.layers)):
+        L, N = net.layers[l - 1], net.layers[l]
+        rays: dict = {}                     # primitive ray of (W^l[j, :], b^l_j) -> (j, its scale)
+        for i in range(L.n_out):
+            if not any(L.weight[i]):
+                return CONSTANT, l, i, None, None, _relu(L.bias[i])
+            if not any(row[i] for row in N.weight):
+                return ZERO_OUTGOING, l, i, None, None, None
+            p, scale = primitive_ray(L.weight[i] + (L.bias[i],))
+            if p in rays:
+                j, s_j = rays[p]
+                return MERGE, l, i, j, scale / s_j, None
+            rays[p] = (i, scale)
+    return None
+
+
+def _apply(net: Network, rule: str, l: int, i: int, into=None, factor=None, value=None) -> Network:
+    layers = _lists(net)
+    nxt_W, nxt_b = layers[l]
+    if rule == CONSTANT and value:
+        for o, row in enumerate(nxt_W):
+            nxt_b[o] += value * row[i]
+    elif rule == MERGE:
+        for row in nxt_W:
+            row[into] += factor * row[i]
+    _remove(layers, l, i)
+    return _network(layers, net)
+
+
+def _probe_points(n0: int, seed: int, count: int):
+    rng = random.Random(f"reluid-reduce-probe-{seed}")
+    scales = (1, 8, 64)
+    return [tuple(Fraction(round(rng.gauss(0.0, 1.0) * scales[k % 3] * 256), 256) for _ in range(n0))
+            for k in range(count)]
+
+
+def _active_somewhere(net: Network, seed: int, probes: int, float_probes: int) -> set[tuple[int, int]]:
+    """(layer, neuron) of θ with an exact point where the pre-activation is > 0 (exact probes, then float hints)."""
+    active = set()
+    for x in _probe_points(net.input_dim, seed, probes):
+        for l, z in enumerate(net.preactivations(x)[:-1], 1):
+            active.update((l, i) for i, v in enumerate(z) if v > 0)
+    hidden = [(l, i) for l, n in enumerate(net.hidden_widths, 1) for i in range(n) if (l, i) not in active]
+    if hidden and float_probes:
+        import numpy as np
+
+        rng = np.random.default_rng([seed, 11])
+        X = np.rint(rng.standard_normal((float_probes, net.input_dim))
+                    * np.repeat([1.0, 8.0, 64.0], -(-float_probes // 3))[:float_probes, None] * 256) / 256
+        zs, h = [], X
+        for L in net.layers[:-1]:
+            W = np.array([[float(v) for v in r] for r in L.weight]).reshape(L.n_out, L.n_in)
+            z = h @ W.T + np.array([float(v) for v in L.bias])
+            zs.append(z)
+            h = np.maximum(z, 0.0)
+        for l, i in hidden:
+            for k in np.flatnonzero(zs[l - 1][:, i] > 1e-9)[:2]:       # a hint, confirmed exactly
+                x = tuple(Fraction(int(round(v * 256)), 256) for v in X[k])
+                if net.preactivations(x)[l - 1][i] > 0:
+                    active.add((l, i))
+                    break
+    return active
+
+
+def _orthant_dead(net: Network, l: int, i: int) -> bool:
+    L = net.layers[l - 1]
+    return l >= 2 and all(w <= 0 for w in L.weight[i]) and L.bias[i] <= 0
+
+
+def reduce_network(net: Network, *, timeout: float | None = 60.0, seed: int = 0, prover: bool = True,
+                   query_timeout: float = 10.0, max_nodes: int = 20000, probes: int = 24,
+                   float_probes: int = 2000) -> Reduction:
+    """Reduce ``net`` exactly: remove constant, dead and zero-outgoing neurons and merge proportional ones.
+
+    Parameters
+    ----------
+    net : Network
+        Any network with at least one hidden layer.
+    timeout : float or None, keyword-only
+        Seconds for the Farkas-tree prover (dead neurons beyond layer 1 that no
+        probe point refutes and no inspection settles); None: unbounded.
+    seed : int, keyword-only
+        Seeds the probe points.
+    prover : bool, keyword-only
+        Ask the prover at all (False: only identities and inspection).
+
+    Returns
+    -------
+    Reduction
+        The reduced network and every step, each with the SHA-256 of its result.
+
+    Examples
+    --------
+    >>> net = Network.from_lists([([[1], [2], [0]], [0, 0, 1]), ([[1, 1, 1]], [0])])
+    >>> r = reduce_network(net)          # neuron 2 = 2 × neuron 1; neuron 3 is the constant 1
+    >>> [s.rule for s in r.steps], r.reduced.architecture, r.reduced([5]) == net([5])
+    (['merge', 'constant'], (1, 1, 1), True)
+    """
+    if not isinstance(net, Network):
+        raise InvalidArgument(f"expected a Network, got {type(net).__name__}")
+    if net.depth < 2:
+        raise InvalidArgument(f"a network without hidden layers has nothing to reduce: architecture {net.architecture}")
+    start = time.monotonic()
+    deadline = None if timeout is None else start + timeout
+    ids = [list(range(n)) for n in net.hidden_widths]        # the θ index of every current neuron
+    active = None
+    tried: set[tuple[int, int]] = set()                      # θ neurons whose dead question is settled or open
+    undecided = []
+    steps = []
+    queries = 0
+    cur = net
+    while True:
+        got = _identity_step(cur)
+        if got is None:
+            if active is None:
+                active = _active_somewhere(net, seed, probes, float_probes)
+            for l, n in enumerate(cur.hidden_widths, 1):
+                if l == 1:
+                    continue                        # layer 1 is affine: dead only with a zero row (constant)
+                for i in range(n):
+                    key = (l, ids[l - 1][i])
+                    if key in active or key in tried:
+                        continue
+                    if _orthant_dead(cur, l, i):
+                        got = (DEAD, l, i, None, None, None, {"method": "orthant"})
+                        break
+                    tried.add(key)
+                    if not prover:
+                        continue
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0.05:
+                        undecided.append((l, key[1], "time budget exhausted"))
+                        continue
+                    from reluid.analysis.deep.farkas import Condition, prove_no_input
+
+                    queries += 1
+                    res = prove_no_input(cur, [Condition(l, i, ">0")], max_nodes=max_nodes,
+                                         timeout=query_timeout if left is None else min(query_timeout, left))
+                    if res.outcome is Outcome.NONE:
+                        got = (DEAD, l, i, None, None, None, {"tree": res.evidence})
+                        break
+                    if res.outcome is Outcome.UNKNOWN:
+                        undecided.append((l, key[1], res.reason or "unknown"))
+                if got is not None:
+                    break
+            if got is None:
+                break
+        else:
+            got = got + (None,)
+        rule, l, i, into, factor, value, premise = got
+        nxt = _apply(cur, rule, l, i, into, factor, value)
+        steps.append(ReductionStep(rule, l, i, nxt.sha256(), into=into, factor=factor, value=value,
+                                   premise=premise, original=(l, ids[l - 1][i])))
+        del ids[l - 1][i]
+        cur = nxt
+    name = f"{net.name or 'network'} (reduced)"
+    reduced = Network(cur.layers, name=name, description=f"exact reduction of {net.name or 'the network'} "
+                      f"{net.architecture} to {cur.architecture} ({len(steps)} neuron(s) removed)",
+                      assumption=net.assumption)
+    return Reduction(net, reduced, tuple(steps), tuple(undecided), queries, time.monotonic() - start)
+
+
+def is_reduced(net: Network) -> bool:
+    """True iff no rule applies to ``net`` without the prover (no constant, zero-outgoing or proportional neuron,
+    no dead neuron by inspection)."""
+    return not reduce_network(net, prover=False, probes=0, float_probes=0).steps
