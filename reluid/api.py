@@ -22,6 +22,7 @@ import time
 from reluid.certificates.schema import Certificate
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
+from reluid.verdicts import Verdict
 
 __all__ = [
     "load", "save", "parse_network", "generate_json", "read_certificate", "write_certificate",
@@ -299,10 +300,43 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
                     phase("local identifiability")
                     fd, note = _shallow_fundim(net, budget, seed)
                 phase("certificate")
-                return certificate_from_decision(net, d, embed=embed, timeout=timeout, seed=seed, fundim=fd,
+                cert = certificate_from_decision(net, d, embed=embed, timeout=timeout, seed=seed, fundim=fd,
                                                  fundim_note=note)
-            phase("certificate")
-            return certificate_from_deep_decision(d, embed=embed)
+            else:
+                phase("certificate")
+                cert = certificate_from_deep_decision(d, embed=embed)
+            if cert.verdict is Verdict.HIDDEN:
+                cert = _with_reduced_property(cert, net, budget, seed)
+            return cert
+
+
+def _with_reduced_property(cert: Certificate, net: Network, budget, seed: int) -> Certificate:
+    """``cert`` with the property "the reduced network has no hidden symmetries" when it is certified.
+
+    Runs only with a share of what is left of the budget (:data:`reluid.budget.SHARES`); the reduced
+    network is certified with the same machinery, and nothing is added unless its verdict is
+    no-hidden-symmetries.  The verdict of ``cert`` is unchanged.
+    """
+    from dataclasses import replace
+
+    from reluid.analysis.reduction import reduce_network as _reduce
+    from reluid.budget import Budget
+    from reluid.certificates.build import reduced_no_hidden_claim
+
+    if budget.expired():
+        return cert
+    r = _reduce(net, timeout=budget.share_of("reduction"), seed=seed)
+    red = r.reduced
+    if not r.steps or (not red.is_shallow and min(red.hidden_widths) == 0):
+        return cert
+    seconds = budget.share_of("reduced network")
+    if not seconds > 0.05:
+        return cert
+    sub = Budget(None if seconds == float("inf") else seconds)
+    reduced_cert = certify(red, timeout=sub.seconds, seed=seed, embed=False, budget=sub)
+    if reduced_cert.verdict is not Verdict.NO_HIDDEN:
+        return cert
+    return replace(cert, claims=cert.claims + (reduced_no_hidden_claim(r, reduced_cert),))
 
 
 def check(cert: Certificate, network: Network | None = None, *, work_limit: int | None = None, progress=False):

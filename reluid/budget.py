@@ -12,6 +12,12 @@ what it left undone; running out is never a verdict (the verdict is then
 True
 >>> Budget(10.0).share(0.5) <= 5.0
 True
+>>> Budget(10.0).share_of("mechanism detection") <= 10.0 * SHARES["mechanism detection"]
+True
+
+Each phase's guaranteed share is named in :data:`SHARES`, a fraction of what is
+left when the phase starts, so that the cheap, informative phases run first and
+are never starved by an expensive one (docs/certificates.md, Time budget).
 """
 
 from __future__ import annotations
@@ -19,7 +25,21 @@ from __future__ import annotations
 import math
 import time
 
-__all__ = ["Budget"]
+__all__ = ["Budget", "SHARES"]
+
+#: The share of what is left that each phase may use, in the order the phases run
+#: (reluid.analysis.deep.decide; reluid.api.certify for the reduced network).
+SHARES = {
+    # deep networks: mechanisms and activity witnesses first (their prover included) ...
+    "mechanism detection": 0.3,
+    # ... then the two-hidden-layer certificate of docs/mathematics.md §8 ...
+    "two hidden layers": 0.6,
+    # ... then the functional dimension, leaving a quarter for the certificate and its check
+    "functional dimension": 0.75,
+    # a hidden-symmetry verdict: the exact reduction's prover, then the reduced network's own certificate
+    "reduction": 0.25,
+    "reduced network": 0.5,
+}
 
 
 class Budget:
@@ -53,6 +73,14 @@ class Budget:
     def share(self, fraction: float) -> float:
         """``fraction`` of what is left, in seconds (a phase's own limit)."""
         return self.left() * fraction
+
+    def share_of(self, phase: str) -> float:
+        """The named share :data:`SHARES` ``[phase]`` of what is left, in seconds (``inf`` when unbounded)."""
+        return self.share(SHARES[phase])
+
+    def deadline_of(self, phase: str) -> float | None:
+        """``time.monotonic()`` by which ``phase`` stops, from its named share (None when unbounded)."""
+        return None if self.seconds is None else time.monotonic() + self.share_of(phase)
 
     def describe(self) -> str:
         if self.seconds is None:

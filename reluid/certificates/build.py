@@ -388,3 +388,34 @@ def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Ce
     return Certificate(verdict=Verdict.HIDDEN, network_sha256=net.sha256(), architecture=net.architecture,
                        claims=(premise, wclaim, *info), network=embedded, witness=witness, producer=producer,
                        assumption=net.assumption)
+
+
+# ---------------------------------------------------------------------------
+# the reduced network (a property, never the verdict)
+# ---------------------------------------------------------------------------
+
+REF_REDUCED = ("docs/mathematics.md §10 (exact reduction); docs/certificates.md, Reduction certificates; the reduced "
+               "network's own certificate")
+
+
+def reduced_no_hidden_claim(reduction, reduced_cert: Certificate) -> Claim:
+    """The information claim "the reduced network (architecture …) has no hidden symmetries".
+
+    Its evidence is the ``reluid.reduction/1`` document from θ to the reduced network, that
+    network, and its own certificate (verdict no-hidden-symmetries); the checker re-verifies
+    the steps and the embedded certificate.  θ's own verdict is unchanged.
+    """
+    from reluid.certificates.reduction import reduction_document
+
+    red = reduction.reduced
+    counts = ", ".join(f"{n} {k}" for k, n in reduction.counts().items() if n)
+    return Claim(
+        id="reduced-no-hidden-symmetries", kind=ClaimKind.REDUCED_NO_HIDDEN,
+        statement=(f"the reduced network (architecture {red.architecture}) has no hidden symmetries: θ reduces "
+                   f"exactly to it in {len(reduction.steps)} step(s) ({counts}), so it computes the same function, "
+                   f"and every network of architecture {red.architecture} computing that function is a permutation "
+                   "and positive rescaling of it. θ's own verdict is unchanged"),
+        reference=REF_REDUCED,
+        evidence={"reduction": reduction_document(reduction), "network": red.to_dict(),
+                  "certificate": reduced_cert.to_dict()},
+        role="information")

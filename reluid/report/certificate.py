@@ -364,6 +364,16 @@ def _property_lines(cert: Certificate, check) -> list[str]:
             else:
                 lines.append(f"Locally identifiable: not established: dim_fun = U = {U} ({_status(check, fd[0])}) "
                              "is below D - N, the rank Theorem A1 needs.")
+    for c in (c for c in cert.claims if c.kind == ClaimKind.REDUCED_NO_HIDDEN):
+        status = _status(check, c)
+        said = "yes" if status == "information verified" else "claimed by the certificate"
+        net = c.evidence.get("network") if hasattr(c.evidence, "get") else None
+        arch = c.evidence["reduction"]["reduced"].get("architecture") if said == "yes" else None
+        steps = len(c.evidence["reduction"]["steps"]) if said == "yes" else None
+        where = f" (architecture {tuple(arch)}, {steps} exact reduction step(s) from θ)" if arch and net else ""
+        lines.append(f"Reduced network has no hidden symmetries: {said} ({status}){where}. Every network of that "
+                     "architecture computing θ's function is a permutation and positive rescaling of the reduced "
+                     "network; θ itself has the hidden symmetries of its redundancy (the verdict).")
     note = cert.producer.get("local_identifiability") if hasattr(cert.producer, "get") else None
     if not li and not fd and note:
         lines.append(f"Locally identifiable: {note}.")
