@@ -357,6 +357,8 @@ def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Ce
                 "prover_queries": report.prover_queries}
     if getattr(decision, "budget_note", None):
         producer["time_budget"] = decision.budget_note
+    if getattr(decision, "size_note", None):
+        producer["size_limit"] = decision.size_note
     if getattr(decision, "phase_seconds", ()):
         producer["phase_ms"] = {name: int(1000 * sec) for name, sec in decision.phase_seconds}
     embedded = net if _embed(net, embed) else None

@@ -380,6 +380,9 @@ def _property_lines(cert: Certificate, check) -> list[str]:
     tb = cert.producer.get("time_budget") if hasattr(cert.producer, "get") else None
     if tb:
         lines.append(f"Time budget: {tb}.")
+    sl = cert.producer.get("size_limit") if hasattr(cert.producer, "get") else None
+    if sl:
+        lines.append(f"Size limit: {sl}.")
     return lines
 
 

@@ -38,9 +38,10 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from reluid.analysis.deep.fundim import FunDimResult, functional_dimension
-from reluid.analysis.deep.mechanisms import (ALWAYS_ACTIVE, Activity, Mechanism, MechanismReport, check_deep,
-                                             detect_mechanisms)
+from reluid.analysis.deep.fundim import MAX_MEMORY_GB, FunDimResult, estimate_memory_gb, functional_dimension
+from reluid.analysis.deep.mechanisms import (AFFINE_FLIP, ALWAYS_ACTIVE, COLLAPSED_KINK, DEAD, LAYER_FLIP,
+                                             NEVER_COACTIVE, PROPORTIONAL, ZERO_OUTGOING, Mechanism,
+                                             MechanismReport, check_deep, detect_mechanisms)
 from reluid.analysis.deep.two_layers import TwoLayerResult, analyse_two_layers
 from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.progress import phases
@@ -48,7 +49,16 @@ from reluid.budget import Budget
 from reluid.model.network import Network
 from reluid.verdicts import Verdict
 
-__all__ = ["DeepDecision", "decide_deep", "agreement_inputs"]
+__all__ = ["DeepDecision", "decide_deep", "agreement_inputs", "SIMPLICITY", "SIMPLE_KINDS", "preference"]
+
+#: The order in which mechanisms name a witness, simplest first: a neuron nothing downstream sees, a neuron
+#: that never fires, two neurons that are one, an affine neuron, then the constructions over sets and pairs.
+#: A zero outgoing column W^{l+1}[:, i] = 0 makes {i} a layer flip set too; it is named by the simpler cause.
+SIMPLICITY = (ZERO_OUTGOING, DEAD, PROPORTIONAL, ALWAYS_ACTIVE, LAYER_FLIP, NEVER_COACTIVE, COLLAPSED_KINK,
+              AFFINE_FLIP)
+#: Mechanisms that, once found, name the hidden symmetry before the two-layer theorem is tried.
+SIMPLE_KINDS = frozenset({ZERO_OUTGOING, DEAD, PROPORTIONAL, ALWAYS_ACTIVE})
+_METHOD_ORDER = {"affine": 0, "identity": 1, "orthant": 2, "farkas": 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +92,9 @@ class DeepDecision:
         them, ``mechanism`` is None and ``witness`` is θ^{F1,F2} (hidden symmetry).
     budget_note : str or None
         When the time budget ran out: which phases were done and what was left.
+    size_note : str or None
+        What a size limit (not the time budget) excluded, e.g. a functional dimension whose
+        memory estimate exceeds the limit.
     phase_seconds : tuple of (str, float)
         Seconds spent in each phase (informational).
     """
@@ -101,6 +114,19 @@ class DeepDecision:
     theorem: TwoLayerResult | None = None
     budget_note: str | None = None
     phase_seconds: tuple[tuple[str, float], ...] = ()
+    size_note: str | None = None
+
+
+def preference(m: Mechanism, zero_rows=()) -> tuple:
+    """Sort key of the mechanisms tried for the witness.
+
+    Premises the checker recomputes first (an affine layer 1, an exact identity, a one-signed row; a Farkas
+    tree last); then away from witnesses whose orbit question the checker's canonical form cannot settle
+    (networks with zero rows); then the simplest kind (:data:`SIMPLICITY`), so that a zeroed outgoing column
+    is named as such and not as the layer flip {i} it also is; then the layer and neurons.
+    """
+    degenerate = any(zero_rows) and m.kind != ALWAYS_ACTIVE
+    return (_METHOD_ORDER[m.method], degenerate, SIMPLICITY.index(m.kind), m.layer, m.neurons)
 
 
 def agreement_inputs(n0: int, seed: int, count: int) -> tuple[tuple[Fraction, ...], ...]:
@@ -180,43 +206,51 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: s
     if budget is None:
         budget = Budget(timeout if timeout and timeout != float("inf") else None)
     with phases(progress, budget) as phase:
-        theorem = None
-        if len(net.hidden_widths) == 2:
-            phase("two hidden layers (docs/mathematics.md §8)")
-            theorem = analyse_two_layers(net, timeout=min(timeout, budget.left()))
-            if theorem.verdict is not Verdict.UNKNOWN:
-                got = _by_theorem(net, theorem, timeout=timeout, seed=seed, prover=prover, samples=samples,
-                                  fundim=fundim, fundim_points=fundim_points, phase=phase, budget=budget)
-                if got is not None:
-                    return got
+        # 1. mechanisms and activity witnesses: cheap, informative, and guaranteed their share
         spent = []
         t = time.monotonic()
         phase("mechanism detection")
-        report = detect_mechanisms(net, timeout=min(timeout, budget.left()), seed=seed, prover=prover,
-                                   deadline=budget.start + 0.6 * budget.seconds if budget.seconds else None)
+        report = detect_mechanisms(net, timeout=min(timeout, budget.share_of("mechanism detection")), seed=seed,
+                                   prover=prover, deadline=budget.deadline_of("mechanism detection"))
         spent.append(("mechanism detection", time.monotonic() - t))
+        # 2. the two-layer certificate (docs/mathematics.md §8), unless a simple mechanism already names the
+        #    hidden symmetry (a zero outgoing column is a layer flip too, but the simpler name is the right one)
+        theorem = None
+        if len(net.hidden_widths) == 2 and not any(m.kind in SIMPLE_KINDS for m in report.mechanisms):
+            phase("two hidden layers (docs/mathematics.md §8)")
+            t = time.monotonic()
+            theorem = analyse_two_layers(net, timeout=min(timeout, budget.share_of("two hidden layers")))
+            spent.append(("two hidden layers", time.monotonic() - t))
+            if theorem.verdict is not Verdict.UNKNOWN:
+                got = _by_theorem(net, theorem, report, timeout=timeout, seed=seed, prover=prover, samples=samples,
+                                  fundim=fundim, fundim_points=fundim_points, phase=phase, budget=budget,
+                                  spent=spent)
+                if got is not None:
+                    return got
+        # 3. witness construction and the functional dimension
         return _decide(net, report, timeout=timeout, seed=seed, prover=prover, samples=samples, fundim=fundim,
                        fundim_points=fundim_points, phase=phase, budget=budget, spent=spent, theorem=theorem)
 
 
-def _by_theorem(net, theorem: TwoLayerResult, *, timeout, seed, prover, samples, fundim, fundim_points,
-                phase, budget) -> DeepDecision | None:
+def _by_theorem(net, theorem: TwoLayerResult, report: MechanismReport, *, timeout, seed, prover, samples, fundim,
+                fundim_points, phase, budget, spent) -> DeepDecision | None:
     """The verdict of docs/mathematics.md §8 (H0–H4 hold), or None if its witness fails a sanity check."""
-    report = MechanismReport(net.architecture, (), Activity(), (), (), (), 0)
     inputs = agreement_inputs(net.input_dim, seed, samples)
     fd = None
     note = None
     if fundim:
         if budget.expired():
-            note = f"the {budget.describe()} ran out: done: two hidden layers; left: functional dimension"
+            note = (f"the {budget.describe()} ran out: done: mechanism detection, two hidden layers; left: "
+                    "functional dimension")
         else:
             phase("functional dimension")
-            deadline = time.monotonic() + 0.75 * budget.left() if budget.seconds is not None else None
-            fd = functional_dimension(net, method="cells", seed=seed, points=fundim_points, deadline=deadline,
-                                      progress=phase.detail)
+            t = time.monotonic()
+            fd = functional_dimension(net, method="cells", seed=seed, points=fundim_points,
+                                      deadline=budget.deadline_of("functional dimension"), progress=phase.detail)
+            spent.append(("functional dimension", time.monotonic() - t))
     phase("certificate")
     common = dict(network=net, report=report, inputs=inputs, fundim=fd, seed=seed, timeout=timeout,
-                  prover_mode=prover, theorem=theorem, budget_note=note)
+                  prover_mode=prover, theorem=theorem, budget_note=note, phase_seconds=tuple(spent))
     if theorem.verdict is Verdict.NO_HIDDEN:
         return DeepDecision(Verdict.NO_HIDDEN, **common)
     theta2 = theorem.witness
@@ -230,19 +264,14 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
     inputs = agreement_inputs(net.input_dim, seed, samples)
     zero = _zero_rows(net)
     done = ["mechanism detection"]
-    left = []
+    left = []       # what the time budget left undone
+    limits = []     # what a size limit excluded (never reported as a budget)
     if any("time budget" in why for _, why in report.undecided):
         left.append("part of mechanism detection (" + "; ".join(q for q, why in report.undecided
                                                                 if "time budget" in why) + ")")
 
-    def preference(m: Mechanism):
-        # checkable first; avoid witnesses whose orbit question the checker's canonical form cannot settle
-        order = {"affine": 0, "identity": 1, "orthant": 2, "farkas": 3}[m.method]
-        degenerate = any(zero) and m.kind != ALWAYS_ACTIVE
-        return (order, degenerate)
-
     chosen = None
-    candidates = sorted(report.mechanisms, key=preference)
+    candidates = sorted(report.mechanisms, key=lambda m: preference(m, zero))
     if candidates:
         phase("witness construction")
         t = time.monotonic()
@@ -260,11 +289,15 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
     if fundim or chosen is None:
         phase("functional dimension")
         t = time.monotonic()
-        deadline = time.monotonic() + 0.75 * budget.left() if budget.seconds is not None else None
-        fd = functional_dimension(net, points=fundim_points, seed=seed, deadline=deadline, progress=phase.detail)
+        fd = functional_dimension(net, points=fundim_points, seed=seed,
+                                  deadline=budget.deadline_of("functional dimension"), progress=phase.detail)
         spent.append(("functional dimension", time.monotonic() - t))
         if fd.complete:
             done.append("functional dimension")
+        elif fd.stop_reason == "not attempted" and estimate_memory_gb(net.architecture) > MAX_MEMORY_GB:
+            limits.append(f"functional dimension not attempted: it needs about "
+                          f"{estimate_memory_gb(net.architecture):.0f} GB of memory, more than the "
+                          f"{MAX_MEMORY_GB:.0f} GB allowed (a size limit: a longer time budget does not help)")
         elif fd.stop_reason == "not attempted":
             left.append(f"functional dimension (not started: {fd.describe().split(': ', 1)[1].split('; U =')[0]})")
         else:
@@ -277,8 +310,10 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
                                                                            "time budget")
                 else f"{budget.describe()}")
         note = f"{head}: done: {', '.join(done)}; left: {'; '.join(left)}"
+    size_note = "; ".join(limits) or None
     common = dict(network=net, report=report, inputs=inputs, fundim=fd, seed=seed, timeout=timeout,
-                  prover_mode=prover, theorem=theorem, budget_note=note, phase_seconds=tuple(spent))
+                  prover_mode=prover, theorem=theorem, budget_note=note, phase_seconds=tuple(spent),
+                  size_note=size_note)
     if chosen is not None:
         m, theta2, delta = chosen
         return DeepDecision(Verdict.HIDDEN, mechanism=m, witness=theta2, delta=delta, **common)
@@ -298,6 +333,8 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
     elif fd.certified:
         reason += (". dim_fun = U is consistent with no hidden symmetries but does not prove it; no complete "
                    "method is known for deep networks")
+    if size_note:
+        reason += f". Size limit: {size_note}"
     if note:
         reason += f". Time budget: {note}"
     return DeepDecision(Verdict.UNKNOWN, reason=reason, **common)
