@@ -164,30 +164,48 @@ def _probe_points(n0: int, seed: int, count: int):
 
 
 def _active_somewhere(net: Network, seed: int, probes: int, float_probes: int) -> set[tuple[int, int]]:
-    """(layer, neuron) of θ with an exact point where the pre-activation is > 0 (exact probes, then float hints)."""
+    """(layer, neuron) of θ with an exact point where the pre-activation is > 0.
+
+    A few exact probe points first; then float64 pre-activations at ``float_probes`` points
+    suggest points, taken greedily (the point that covers most neurons not yet shown active),
+    and each suggested point is evaluated exactly before it counts.
+    """
     active = set()
-    for x in _probe_points(net.input_dim, seed, probes):
-        for l, z in enumerate(net.preactivations(x)[:-1], 1):
+
+    def mark(x):
+        for l, z in enumerate(net.preactivations(x), 1):
             active.update((l, i) for i, v in enumerate(z) if v > 0)
-    hidden = [(l, i) for l, n in enumerate(net.hidden_widths, 1) for i in range(n) if (l, i) not in active]
-    if hidden and float_probes:
+
+    for x in _probe_points(net.input_dim, seed, probes):
+        mark(x)
+    hidden = [(l, i) for l, n in enumerate(net.hidden_widths, 1) for i in range(n)]
+    if float_probes and len(active) < len(hidden):
         import numpy as np
 
         rng = np.random.default_rng([seed, 11])
         X = np.rint(rng.standard_normal((float_probes, net.input_dim))
                     * np.repeat([1.0, 8.0, 64.0], -(-float_probes // 3))[:float_probes, None] * 256) / 256
-        zs, h = [], X
+        cols, h = [], X
         for L in net.layers[:-1]:
             W = np.array([[float(v) for v in r] for r in L.weight]).reshape(L.n_out, L.n_in)
             z = h @ W.T + np.array([float(v) for v in L.bias])
-            zs.append(z)
+            cols.append(z > 1e-9 * (1 + np.abs(z).max(initial=0.0)))
             h = np.maximum(z, 0.0)
-        for l, i in hidden:
-            for k in np.flatnonzero(zs[l - 1][:, i] > 1e-9)[:2]:       # a hint, confirmed exactly
-                x = tuple(Fraction(int(round(v * 256)), 256) for v in X[k])
-                if net.preactivations(x)[l - 1][i] > 0:
-                    active.add((l, i))
-                    break
+        hint = np.concatenate(cols, axis=1)                      # points × hidden neurons
+        index = {key: k for k, key in enumerate(hidden)}
+        for _ in range(64):
+            todo = np.array([key not in active for key in hidden])
+            cover = hint[:, todo].sum(axis=1) if todo.any() else None
+            if cover is None or cover.max() == 0:
+                break
+            k = int(cover.argmax())
+            before = len(active)
+            mark(tuple(Fraction(int(round(v * 256)), 256) for v in X[k]))
+            hint[k, :] = False
+            if len(active) == before:                             # a float artefact: drop its hints
+                for key in hidden:
+                    if key not in active:
+                        hint[k, index[key]] = False
     return active
 
 
@@ -197,7 +215,7 @@ def _orthant_dead(net: Network, l: int, i: int) -> bool:
 
 
 def reduce_network(net: Network, *, timeout: float | None = 60.0, seed: int = 0, prover: bool = True,
-                   query_timeout: float = 10.0, max_nodes: int = 20000, probes: int = 24,
+                   query_timeout: float = 10.0, max_nodes: int = 20000, probes: int = 4,
                    float_probes: int = 2000) -> Reduction:
     """Reduce ``net`` exactly: remove constant, dead and zero-outgoing neurons and merge proportional ones.
 
