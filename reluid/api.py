@@ -288,8 +288,9 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
     if net.depth <= 2:
         steps = ["decide", "local identifiability", "certificate"] if net.depth == 2 else ["decide", "certificate"]
     else:
-        steps = ["two hidden layers (docs/mathematics.md §8)"] if len(net.hidden_widths) == 2 else []
-        steps += ["mechanism detection", "witness construction", "functional dimension", "certificate"]
+        steps = ["mechanism detection"]
+        steps += ["two hidden layers (docs/mathematics.md §8)"] if len(net.hidden_widths) == 2 else []
+        steps += ["witness construction", "functional dimension", "certificate"]
     with _Tracking(progress) as bar, bar.stage("", steps):
         bar.step(steps[0])
         d = decide(net, timeout=timeout, seed=seed, budget=budget)
@@ -306,11 +307,11 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
                 phase("certificate")
                 cert = certificate_from_deep_decision(d, embed=embed)
             if cert.verdict is Verdict.HIDDEN:
-                cert = _with_reduced_property(cert, net, budget, seed)
+                cert = _with_reduced_property(cert, net, budget, seed, timeout)
             return cert
 
 
-def _with_reduced_property(cert: Certificate, net: Network, budget, seed: int) -> Certificate:
+def _with_reduced_property(cert: Certificate, net: Network, budget, seed: int, timeout) -> Certificate:
     """``cert`` with the property "the reduced network has no hidden symmetries" when it is certified.
 
     Runs only with a share of what is left of the budget (:data:`reluid.budget.SHARES`); the reduced
@@ -333,7 +334,8 @@ def _with_reduced_property(cert: Certificate, net: Network, budget, seed: int) -
     if not seconds > 0.05:
         return cert
     sub = Budget(None if seconds == float("inf") else seconds)
-    reduced_cert = certify(red, timeout=sub.seconds, seed=seed, embed=False, budget=sub)
+    # the budget object bounds the work; ``timeout`` (the caller's figure) is what the certificate records
+    reduced_cert = certify(red, timeout=timeout, seed=seed, embed=False, budget=sub)
     if reduced_cert.verdict is not Verdict.NO_HIDDEN:
         return cert
     return replace(cert, claims=cert.claims + (reduced_no_hidden_claim(r, reduced_cert),))
