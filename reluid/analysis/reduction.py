@@ -33,6 +33,7 @@ Every step records the network it produced by SHA-256, so that
 
 from __future__ import annotations
 
+import hashlib
 import random
 import time
 from dataclasses import dataclass
@@ -97,27 +98,7 @@ class Reduction:
         return {r: sum(1 for s in self.steps if s.rule == r) for r in RULES}
 
 
-# ---- edits (each returns a new network) ----------------------------------------
-
-def _lists(net: Network):
-    return [[[list(r) for r in L.weight], list(L.bias)] for L in net.layers]
-
-
-def _network(layers, like: Network) -> Network:
-    built, n_in = [], like.input_dim
-    for W, b in layers:
-        built.append(Layer(tuple(tuple(r) for r in W), tuple(b), n_in))
-        n_in = len(b)
-    return Network(tuple(built), name=like.name, description=like.description, assumption=like.assumption)
-
-
-def _remove(layers, l: int, i: int) -> None:
-    """Delete neuron i of hidden layer l (row i of layer map l, column i of layer map l + 1), in place."""
-    del layers[l - 1][0][i]
-    del layers[l - 1][1][i]
-    for row in layers[l][0]:
-        del row[i]
-
+# ---- edits ------------------------------------------------------------------------
 
 def _relu(x: Fraction) -> Fraction:
     return x if x > 0 else Fraction(0)
@@ -125,8 +106,13 @@ def _relu(x: Fraction) -> Fraction:
 
 # ---- the rules --------------------------------------------------------------------
 
-def _identity_step(net: Network):
-    """The first constant / zero-outgoing / merge step that applies, as (rule, l, i, into, factor, value), or None."""
+def _identity_step(net: Network, rays_of: dict | None = None):
+    """The first constant / zero-outgoing / merge step that applies, as (rule, l, i, into, factor, value), or None.
+
+    ``rays_of`` caches the primitive ray of each incoming row by the row's identity (a step keeps the rows
+    of the layer it removes from).
+    """
+    cache = {} if rays_of is None else rays_of
     for l in range(1, len(net.layers)):
         L, N = net.layers[l - 1], net.layers[l]
         rays: dict = {}                     # primitive ray of (W^l[j, :], b^l_j) -> (j, its scale)
@@ -135,7 +121,11 @@ def _identity_step(net: Network):
                 return CONSTANT, l, i, None, None, _relu(L.bias[i])
             if not any(row[i] for row in N.weight):
                 return ZERO_OUTGOING, l, i, None, None, None
-            p, scale = primitive_ray(L.weight[i] + (L.bias[i],))
+            row, b = L.weight[i], L.bias[i]
+            got = cache.get(id(row))
+            if got is None or got[0] is not row or got[1] != b:
+                got = cache[id(row)] = (row, b, primitive_ray(row + (b,)))
+            p, scale = got[2]
             if p in rays:
                 j, s_j = rays[p]
                 return MERGE, l, i, j, scale / s_j, None
@@ -144,16 +134,41 @@ def _identity_step(net: Network):
 
 
 def _apply(net: Network, rule: str, l: int, i: int, into=None, factor=None, value=None) -> Network:
-    layers = _lists(net)
-    nxt_W, nxt_b = layers[l]
+    """The network after one step; unchanged layers and rows are the same objects (so hashes can be cached)."""
+    L, N = net.layers[l - 1], net.layers[l]
+    W = [list(r) for r in N.weight]
+    c = list(N.bias)
     if rule == CONSTANT and value:
-        for o, row in enumerate(nxt_W):
-            nxt_b[o] += value * row[i]
+        c = [cc + value * row[i] for cc, row in zip(c, W)]
     elif rule == MERGE:
-        for row in nxt_W:
+        for row in W:
             row[into] += factor * row[i]
-    _remove(layers, l, i)
-    return _network(layers, net)
+    layers = list(net.layers)
+    layers[l - 1] = Layer(L.weight[:i] + L.weight[i + 1:], L.bias[:i] + L.bias[i + 1:], L.n_in)
+    layers[l] = Layer(tuple(tuple(r[:i] + r[i + 1:]) for r in W), tuple(c), L.n_out - 1)
+    return Network(tuple(layers), name=net.name, description=net.description, assumption=net.assumption)
+
+
+class _Hasher:
+    """:meth:`Network.sha256` with the text of each row cached by identity (rows a step keeps are not re-written)."""
+
+    def __init__(self):
+        self.rows: dict[int, tuple] = {}
+
+    def __call__(self, net: Network) -> str:
+        h = hashlib.sha256(b"reluid.network/1")
+        rows = self.rows
+        for L in net.layers:
+            h.update(f"|{L.n_out},{L.n_in}|".encode())
+            for row in L.weight + (L.bias,):
+                got = rows.get(id(row))
+                if got is None or got[0] is not row:
+                    got = rows[id(row)] = (row, (",".join([f"{x.numerator}/{x.denominator}" for x in row]) + ";")
+                                           .encode())
+                h.update(got[1])
+        if len(rows) > 1 << 20:
+            rows.clear()
+        return h.hexdigest()
 
 
 def _probe_points(n0: int, seed: int, count: int):
@@ -224,8 +239,10 @@ def reduce_network(net: Network, *, timeout: float | None = 60.0, seed: int = 0,
     net : Network
         Any network with at least one hidden layer.
     timeout : float or None, keyword-only
-        Seconds for the Farkas-tree prover (dead neurons beyond layer 1 that no
-        probe point refutes and no inspection settles); None: unbounded.
+        Seconds for the whole reduction, the Farkas-tree prover included (dead
+        neurons beyond layer 1 that no probe point refutes and no inspection
+        settles); when they run out the reduction stops where it is (every step
+        taken is exact) and says so in ``undecided``.  None: unbounded.
     seed : int, keyword-only
         Seeds the probe points.
     prover : bool, keyword-only
@@ -256,8 +273,13 @@ def reduce_network(net: Network, *, timeout: float | None = 60.0, seed: int = 0,
     steps = []
     queries = 0
     cur = net
+    sha = _Hasher()
+    rays_of: dict = {}
     while True:
-        got = _identity_step(cur)
+        if deadline is not None and time.monotonic() > deadline:
+            undecided.append((0, -1, "time budget exhausted: the reduction stopped (every step so far is exact)"))
+            break
+        got = _identity_step(cur, rays_of)
         if got is None:
             if active is None:
                 active = _active_somewhere(net, seed, probes, float_probes)
@@ -296,7 +318,7 @@ def reduce_network(net: Network, *, timeout: float | None = 60.0, seed: int = 0,
             got = got + (None,)
         rule, l, i, into, factor, value, premise = got
         nxt = _apply(cur, rule, l, i, into, factor, value)
-        steps.append(ReductionStep(rule, l, i, nxt.sha256(), into=into, factor=factor, value=value,
+        steps.append(ReductionStep(rule, l, i, sha(nxt), into=into, factor=factor, value=value,
                                    premise=premise, original=(l, ids[l - 1][i])))
         del ids[l - 1][i]
         cur = nxt

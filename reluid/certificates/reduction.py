@@ -72,7 +72,8 @@ def reduction_document(reduction, *, original_name: str | None = None, reduced_f
     doc = {"format": FORMAT, "statement": STATEMENT, "convention": CONVENTION, "original": o, "reduced": r,
            "steps": [_step(n, s) for n, s in enumerate(reduction.steps, 1)]}
     if reduction.undecided:
-        doc["undecided"] = [{"layer": l, "neuron": i, "reason": why} for l, i, why in reduction.undecided]
+        doc["undecided"] = [{"layer": l, "neuron": i, "reason": why} if l > 0 else {"reason": why}
+                            for l, i, why in reduction.undecided]
     doc["producer"] = {"reluid": __version__, "prover_queries": reduction.prover_queries}
     return doc
 

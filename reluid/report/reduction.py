@@ -49,9 +49,12 @@ def generate_reduction(r, source: str, output: str | None = None, certificate: s
         lines.append(f"  step {n}: {describe_step(s)}")
     if len(r.steps) > MAX_LISTED_STEPS:
         lines.append(f"  … and {len(r.steps) - MAX_LISTED_STEPS} more step(s) (listed in the certificate)")
-    if r.undecided:
-        lines.append(f"not decided, kept: {len(r.undecided)} neuron(s) whose deadness the prover left open (first: "
-                     f"neuron {r.undecided[0][1] + 1} of hidden layer {r.undecided[0][0]}: {r.undecided[0][2]})")
+    open_ = [u for u in r.undecided if u[0] > 0]
+    if open_:
+        lines.append(f"not decided, kept: {len(open_)} neuron(s) whose deadness the prover left open (first: "
+                     f"neuron {open_[0][1] + 1} of hidden layer {open_[0][0]}: {open_[0][2]})")
+    for _, _, why in (u for u in r.undecided if u[0] == 0):
+        lines.append(f"stopped: {why}")
     if output:
         lines.append(f"reduced network: {output}")
     if certificate:

@@ -90,3 +90,19 @@ def test_prover_off_keeps_the_dead_neurons_it_cannot_see():
 def test_bad_input(bad):
     with pytest.raises(reluid.InvalidArgument):
         reduce_network(bad)
+
+
+def test_shallow_networks_reduce_too():
+    # Ramakrishnan 2026, Example 1: rows (4,4,4) and (1,1,1) are positively proportional, v = (2, 3, -1)
+    net = reluid.Shallow.make([2, 3, -1], [[4, 4], [1, 1], [5, 2]], [4, 1, 1], [0]).to_network()
+    r = reduce_network(net)
+    assert [s.rule for s in r.steps] == ["merge"] and r.reduced.architecture == (2, 2, 1)
+    assert r.reduced.layers[1].weight == ((F(11, 4), F(-1)),)          # 2 + 3/4 on the kept neuron
+    assert reluid.equivalent(net, r.reduced).equal is True
+    assert check_reduction(reduction_document(r), net, r.reduced).valid
+
+
+def test_a_spent_budget_stops_with_exact_steps_only():
+    r = reduce_network(PLANTED, timeout=1e-9)
+    assert r.steps == () and not r.complete and "time budget" in r.undecided[0][2]
+    assert check_reduction(reduction_document(r), PLANTED, r.reduced).valid
