@@ -16,16 +16,22 @@ therefore answers one of two ways:
   locally identifiable (Theorem A1, docs/mathematics.md §6), which says nothing
   about parameters far from θ.
 
-Every phase runs inside one :class:`~reluid.budget.Budget`; when it runs out the
-verdict is ``unknown`` and :attr:`DeepDecision.budget_note` says what was done
-and what was left.
+Every phase runs inside one :class:`~reluid.budget.Budget`, cheap and informative
+phases first, each with its named share of what is left (:data:`reluid.budget.SHARES`):
+mechanism detection and activity witnesses, then (two hidden layers) the certificate of
+docs/mathematics.md §8, then witness construction and the functional dimension.  When the
+budget runs out the verdict is ``unknown`` and :attr:`DeepDecision.budget_note` says what
+was done and what was left; what a size limit excluded is in :attr:`DeepDecision.size_note`.
 
-For two hidden layers (input dimension >= 2) it first decides the hypotheses of
-docs/mathematics.md §8 (:mod:`reluid.analysis.deep.two_layers`).  When they hold, the
-theorem settles the question: ``no-hidden-symmetries`` when neither layer has a flip set
+For two hidden layers (input dimension >= 2) the hypotheses of docs/mathematics.md §8
+(:mod:`reluid.analysis.deep.two_layers`) are decided after mechanism detection, unless a
+simple mechanism (:data:`SIMPLE_KINDS`: zero outgoing weights, a dead, proportional or
+always-active neuron) already names the hidden symmetry.  When they hold, the theorem
+settles the question: ``no-hidden-symmetries`` when neither layer has a flip set
 (Corollary 8.3), ``hidden-symmetry`` with the witness θ^{F1,F2} otherwise.  When they fail
-the mechanisms are searched as for any depth, and the reason of an ``unknown`` says which
-hypothesis failed.  No other deep network is ever answered ``no-hidden-symmetries``.
+the mechanisms found decide as for any depth, and the reason of an ``unknown`` says which
+hypothesis failed.  No other deep network is ever answered ``no-hidden-symmetries``.  The
+witness is named by the simplest mechanism that explains it (:func:`preference`).
 
 The result is a frozen :class:`DeepDecision`;
 :func:`reluid.certificates.build.certificate_from_deep_decision` turns it into a certificate.
@@ -180,9 +186,9 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: s
     budget : Budget, optional, keyword-only
         The time budget shared with the caller (``reluid certify --timeout``): mechanism
         detection, witness construction and the functional dimension all stop when it
-        runs out, and the result says what was done and what was left.  The
-        functional dimension leaves about a quarter of what is left for the
-        certificate and its check.
+        runs out, and the result says what was done and what was left.  Each phase
+        has its named share of what is left (:data:`reluid.budget.SHARES`); the
+        functional dimension leaves about a quarter for the certificate and its check.
 
     Returns
     -------
@@ -210,7 +216,7 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: s
         spent = []
         t = time.monotonic()
         phase("mechanism detection")
-        report = detect_mechanisms(net, timeout=min(timeout, budget.share_of("mechanism detection")), seed=seed,
+        report = detect_mechanisms(net, timeout=min(timeout, budget.share_of("premise prover")), seed=seed,
                                    prover=prover, deadline=budget.deadline_of("mechanism detection"))
         spent.append(("mechanism detection", time.monotonic() - t))
         # 2. the two-layer certificate (docs/mathematics.md §8), unless a simple mechanism already names the

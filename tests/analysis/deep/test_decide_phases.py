@@ -60,7 +60,7 @@ def test_mechanisms_run_first_and_phases_are_timed():
 
 def test_named_shares():
     b = Budget(100.0)
-    for name in ("mechanism detection", "two hidden layers", "functional dimension", "reduction",
+    for name in ("mechanism detection", "premise prover", "two hidden layers", "functional dimension", "reduction",
                  "reduced network"):
         assert 0 < SHARES[name] < 1
         assert b.share_of(name) <= 100.0 * SHARES[name] + 1e-9
