@@ -281,7 +281,7 @@ def reduce_network(net: Network, *, timeout: float | None = 60.0, seed: int = 0,
             break
         got = _identity_step(cur, rays_of)
         if got is None:
-            if active is None:
+            if active is None and len(cur.hidden_widths) >= 2:       # layer 1 has no dead-neuron question
                 active = _active_somewhere(net, seed, probes, float_probes)
             for l, n in enumerate(cur.hidden_widths, 1):
                 if l == 1:
