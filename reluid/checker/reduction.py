@@ -36,7 +36,7 @@ from typing import Mapping
 
 from reluid.certificates.schema import ClaimKind, network_from_dict, strict_json
 from reluid.checker.farkas import verify_no_input
-from reluid.checker.registry import Context, charge, fail, verifies
+from reluid.checker.registry import Context, WorkLimit, charge, fail, verifies
 from reluid.errors import CertificateError, CheckFailed, InvalidArgument
 from reluid.model.jsondata import thaw
 from reluid.model.network import Layer, Network
@@ -276,6 +276,9 @@ def verify_reduced_no_hidden(evidence, ctx: Context) -> str:
         fail(ctx, f"the reduced network's certificate says {cert.verdict.value}, not no-hidden-symmetries")
     left = ctx.budget.limit - ctx.budget.used
     report = check_certificate(cert, reduced, work_limit=max(1, left))
+    if not report.valid and any(c.status == "not re-verified" and "work limit" in c.message for c in report.claims):
+        raise WorkLimit(ctx.claim_id or "claim", "the reduced network's certificate needs more than the work left "
+                                                 f"({left:,} steps)")
     if not report.valid:
         fail(ctx, f"the reduced network's certificate does not verify: {report.reason}")
     return (f"{n} reduction step(s) re-verified, ending at the reduced network {reduced.architecture}; its own "

@@ -70,3 +70,11 @@ def test_forged_property_rejected(planted, edit):
     _, cert = planted
     report = reluid.check(_forged(cert, edit))
     assert not report.valid and "reduced-no-hidden-symmetries" in report.reason
+
+
+def test_a_work_limit_leaves_the_property_not_reverified(planted):
+    net, cert = planted
+    report = reluid.check(cert, work_limit=2000)
+    c = _claim(cert)
+    assert report.status(c.id) == "not re-verified"
+    assert report.valid and report.verdict is reluid.Verdict.HIDDEN    # the verdict does not rest on it
