@@ -441,7 +441,7 @@ def check_alignment(document, reference: Network | Shallow, other: Network | Sha
 
 
 def reduce_network(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 0):
-    """The exact reduction of a network of any depth (a ``Reduction``; docs/mathematics.md §10).
+    """The exact reduction of a network of any depth (a ``Reduction``; docs/mathematics.md §11).
 
     Constant, dead and zero-outgoing neurons are removed and positively proportional
     neurons merged, one at a time, until nothing changes; every step names its premise

@@ -1,6 +1,6 @@
 """Exact reduction of a ReLU network of any depth to fewer neurons with the same function.
 
-:func:`reduce_network` applies four rules (docs/mathematics.md §10), one neuron at
+:func:`reduce_network` applies four rules (docs/mathematics.md §11), one neuron at
 a time, repeating until none applies:
 
 ``constant``

@@ -396,7 +396,7 @@ def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Ce
 # the reduced network (a property, never the verdict)
 # ---------------------------------------------------------------------------
 
-REF_REDUCED = ("docs/mathematics.md §10 (exact reduction); docs/certificates.md, Reduction certificates; the reduced "
+REF_REDUCED = ("docs/mathematics.md §11 (exact reduction); docs/certificates.md, Reduction certificates; the reduced "
                "network's own certificate")
 
 

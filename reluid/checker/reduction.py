@@ -6,7 +6,7 @@ checker recomputes that the rule's premise holds for *that* neuron of *that*
 network, applies the rule itself, and compares the SHA-256 of what it built
 with the step's ``result``.  The last network must be the reduced one (its
 SHA-256 and its parameters).  Each rule keeps the function on all of R^{n0}
-(docs/mathematics.md §10), so the reduced network computes exactly the
+(docs/mathematics.md §11), so the reduced network computes exactly the
 original's function.
 
 Premises, recomputed:

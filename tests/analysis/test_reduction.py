@@ -61,7 +61,7 @@ def test_constant_neuron_passes_its_value_to_the_next_bias():
 
 def test_always_active_neuron_with_a_nonzero_row_is_kept():
     # z = h1 + h2 + 1 >= 1 > 0 everywhere: its ReLU is the identity, but z depends on layer 1, which layer 3
-    # does not see, so removing it is not exact (docs/mathematics.md §10)
+    # does not see, so removing it is not exact (docs/mathematics.md §11)
     net = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, 1], [1, -1]], [1, 0]), ([[1, 1]], [0])])
     assert reduce_network(net).steps == ()
 
