@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf reports/examples
-reluid audit examples/networks --markdown reports/examples/summary.md --reports reports/examples \
+reluid audit examples/networks --markdown reports/examples/summary.md --link-base . --reports reports/examples \
   --certificates reports/examples/certificates --html reports/examples/html \
   || true   # exit 1: some examples have hidden symmetries
 if reluid prove --help >/dev/null 2>&1; then reluid prove --output-dir reports || true; fi
