@@ -55,6 +55,7 @@ header.top .wrap{display:flex;align-items:center;gap:1rem;justify-content:space-
 header.top .brand{font-weight:700;letter-spacing:.02em}header.top a{color:#cfe0ff}
 .wrap{max-width:1120px;margin:0 auto;padding:0 1.2rem}
 main.wrap{padding-top:1.2rem;padding-bottom:2rem}
+.q{text-decoration:underline dotted #9aa3b0;text-underline-offset:2px}
 math{font-family:"STIX Two Math","Cambria Math","Latin Modern Math","DejaVu Math TeX Gyre",math,serif}
 h1{font-size:1.45rem;margin:.2rem 0 .6rem;font-weight:650;word-break:break-all}
 h1 .file{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,"DejaVu Sans Mono",monospace;font-weight:600}
@@ -459,6 +460,9 @@ def generate_page(view: CertificateView, *, index_href: str | None = None) -> st
                                      f"{t.n} hidden neuron{'s' if t.n != 1 else ''}, {t.k} "
                                      f"output{'s' if t.k != 1 else ''}; m_i is the i-th column of M, a_i the i-th "
                                      "row of A.") + "</p>")
+        sec.append('<p class="note">Numbers are shown as decimals: a float32 or float64 weight as the shortest '
+                   'decimal that reads back as that float, any other rational rounded (≈). Every number is exact '
+                   'in the certificate; hover one for its exact rational value.</p>')
         sec.append(f'<div class="tables">{_network_tables(v.network)}</div></section>')
         body.append("".join(sec))
     body.append(_figure(v))
