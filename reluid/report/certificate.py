@@ -215,10 +215,19 @@ def _check_detail(check) -> str:
     return check.rule if check.valid else check.reason
 
 
+_QUOTED_LIST = re.compile(r"\[((?:'[^'\[\]]*'(?:, )?)+)\]")
+
+
+def _lists_as_tuples(text: str) -> str:
+    """``['2/3', '0']`` (a Python list of strings inside a reason) written as the vector ``(2/3, 0)``."""
+    return _QUOTED_LIST.sub(lambda m: "(" + m.group(1).replace("'", "") + ")", text)
+
+
 def reason_sentences(reason: str | None) -> tuple:
     """A long reason split into its sentences (top-level '. '), each without its full stop."""
     if not reason:
         return ()
+    reason = _lists_as_tuples(reason)
     parts, depth, cur = [], 0, []
     i = 0
     while i < len(reason):
@@ -601,7 +610,7 @@ def summary_line(cert: Certificate) -> str:
     if any(c.kind == ClaimKind.LOCAL_IDENTIFIABILITY for c in cert.claims):
         s += " (local identifiability claimed: near θ only)"
     if cert.reason:
-        s += f": {cert.reason}"
+        s += f": {_lists_as_tuples(cert.reason)}"
     if cert.assumption:
         s += f" [assumption: {cert.assumption}]"
     return s
@@ -650,7 +659,7 @@ def unknown_facts(cert: Certificate, check=None) -> list[str]:
     for sentence in reason_sentences(cert.reason):
         m = re.search(r"hypotheses of .*? fail: (.*)", sentence)
         if m:
-            out.append(f"Theorem 8.2 not applicable: {m.group(1)}")
+            out.append(f"Theorem 8.2 not applicable: {_first_clause(m.group(1))}")
         elif sentence.startswith("Time budget") or " ran out" in sentence:
             out.append(sentence[0].lower() + sentence[1:])
     if not out:
@@ -658,6 +667,17 @@ def unknown_facts(cert: Certificate, check=None) -> list[str]:
         if note:
             out.append(str(note))
     return out
+
+
+def _first_clause(text: str) -> str:
+    """``text`` up to its first top-level '; '."""
+    depth = 0
+    for k, ch in enumerate(text):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == ";" and depth == 0:
+            return text[:k]
+    return text
 
 
 def short_reason(reason: str | None) -> str:
