@@ -117,3 +117,25 @@ def test_the_committed_example_reports_show_no_repr():
     assert len(files) > 30
     for f in files:
         _clean(f.name, f.read_text(encoding="utf-8"))
+
+
+def test_notebook_reprs_are_short(audit):
+    """A notebook shows repr and _repr_html_: a line and a small table, not the megabytes of weights."""
+    net = load(str(audit / "nets" / "wide_64_512_10.npz"))
+    cert = read_certificate(audit / "certs" / "wide_64_512_10_npz.cert.json")
+    assert repr(net).startswith("<Network 64-512-10, 38410 parameters") and len(repr(net)) < 120
+    assert repr(net.layers[0]) == "<Layer 64 -> 512>" and repr(net.shallow()) == "<Shallow θ ∈ Ω(m=64, n=512, k=10)>"
+    r = repr(cert)
+    assert r.startswith("<Certificate no-hidden-symmetries, 64-512-10, sha256 ") and "(not embedded)" in r
+    assert len(r) < 200
+    table = cert._repr_html_()
+    assert table.startswith("<table>") and "no-hidden-symmetries" in table and len(table) < 2000
+    deep = read_certificate(audit / "certs" / "deep_6_24_24_3_npz.cert.json")
+    assert len(repr(deep)) < 300 and "reason: " in repr(deep)
+    assert all(len(repr(c)) < 160 for c in deep.claims)
+    hidden = read_certificate(audit / "certs" / "dead_32_40_3_npz.cert.json")
+    assert "witness: dead-output" in repr(hidden) and repr(hidden.witness).startswith("<Witness dead-output")
+    import dataclasses
+
+    evil = dataclasses.replace(deep, reason="<script>alert(1)</script> & more")
+    assert "<script>" not in evil._repr_html_() and "&lt;script&gt;" in evil._repr_html_()
