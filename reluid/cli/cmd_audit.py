@@ -175,7 +175,7 @@ def run(args, stdout, stderr) -> int:
         print("reluid audit: no network files found", file=stderr)
         return 4
     outcomes = [e.outcome for e in entries]
-    print(f"reluid audit: {headline(outcomes)}; {verdict_line(outcomes, policy)}", file=stderr)
+    print(f"reluid audit: {headline(outcomes)}; {verdict_line(outcomes, policy)}", file=stdout)
     return policy.exit_code(outcomes)
 
 
