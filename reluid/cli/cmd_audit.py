@@ -180,7 +180,10 @@ def run(args, stdout, stderr) -> int:
 
 
 def _notes(entries) -> list[str]:
-    n = sum(e.outcome == "invalid-input" and (e.short or "").startswith("needs --batchnorm float32") for e in entries)
+    from reluid.verdicts import AuditOutcome
+
+    n = sum(e.outcome == AuditOutcome.INVALID_INPUT and (e.short or "").startswith("needs --batchnorm float32")
+            for e in entries)
     if not n:
         return []
     return [f"{n} network{'s' if n != 1 else ''} read only with `--batchnorm float32`: a BatchNorm scale "

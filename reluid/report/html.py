@@ -24,6 +24,7 @@ from reluid.report import mathml as mm
 from reluid.report.arrangement import arrangement, changed_neurons, colour, graph, svg_graph, svg_panel
 from reluid.report.certificate import CertificateView, Para, fmt_decimal, fmt_q
 from reluid.report.mathml import Formula
+from reluid.verdicts import AuditOutcome
 
 __all__ = ["generate_page", "generate_index", "IndexEntry", "VERDICT_LABELS", "CHECK_LABELS", "MAX_ROWS",
            "MAX_COLS"]
@@ -32,8 +33,8 @@ __all__ = ["generate_page", "generate_index", "IndexEntry", "VERDICT_LABELS", "C
 MAX_ROWS = 20
 MAX_COLS = 12
 
-VERDICT_LABELS = {"no-hidden-symmetries": "no hidden symmetries", "hidden-symmetry": "hidden symmetry",
-                  "unknown": "unknown", "invalid-input": "invalid input"}
+VERDICT_LABELS = {AuditOutcome.NO_HIDDEN.value: "no hidden symmetries", AuditOutcome.HIDDEN.value: "hidden symmetry",
+                  AuditOutcome.UNKNOWN.value: "unknown", AuditOutcome.INVALID_INPUT.value: "invalid input"}
 CHECK_LABELS = {"re-verified": "✓ re-verified", "rejected": "✗ rejected", "not re-verified": "not re-verified",
                 "": "—"}
 CLAIM_STATUS_CLASS = {"verified": "ok", "information verified": "info", "not re-verified": "none",
@@ -540,7 +541,7 @@ def generate_index(entries, title: str, *, report_links=(), policy=None) -> str:
     :class:`~reluid.report.junit.FailPolicy`), says whether the job fails.
     """
     from reluid.report.junit import headline, verdict_line
-    order = ["no-hidden-symmetries", "hidden-symmetry", "unknown", "invalid-input"]
+    order = [o.value for o in AuditOutcome]
     counts = {k: sum(e.outcome == k for e in entries) for k in order}
     checks = ["re-verified", "rejected", "not re-verified", ""]
     ccounts = {k: sum(e.check == k for e in entries) for k in checks}

@@ -32,10 +32,10 @@ __all__ = ["AuditEntry", "FailPolicy", "generate_junit", "generate_summary_markd
 
 #: outcome -> (JUnit element, exit code) when the outcome fails the job (every outcome but no-hidden)
 STATUS = {
-    "no-hidden-symmetries": (None, 0),
-    "hidden-symmetry": ("failure", 1),
-    "unknown": ("failure", 3),
-    "invalid-input": ("error", 4),
+    AuditOutcome.NO_HIDDEN.value: (None, 0),
+    AuditOutcome.HIDDEN.value: ("failure", 1),
+    AuditOutcome.UNKNOWN.value: ("failure", 3),
+    AuditOutcome.INVALID_INPUT.value: ("error", 4),
 }
 
 #: how headlines count each outcome
@@ -208,7 +208,8 @@ def generate_junit(entries, suite: str = "reluid audit", base: str | None = None
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(ts, encoding="unicode") + "\n"
 
 
-ICONS = {"no-hidden-symmetries": "✅", "hidden-symmetry": "❌", "unknown": "❔", "invalid-input": "⚠️"}
+ICONS = {AuditOutcome.NO_HIDDEN: "✅", AuditOutcome.HIDDEN: "❌", AuditOutcome.UNKNOWN: "❔",
+         AuditOutcome.INVALID_INPUT: "⚠️"}
 
 
 def _md(text: str) -> str:
@@ -251,5 +252,5 @@ def generate_summary_markdown(entries, base: str | None = None, policy: FailPoli
             name = f"`{_md(e.path)}`"
         links = ", ".join(ref(label, link) for label, link in files)
         mark = "" if policy.fails(o) or o is AuditOutcome.NO_HIDDEN else " (not a failure)"
-        lines.append(f"| {name} | {arch} | {ICONS[o.value]} {o.value}{mark} | {msg} | {links} |")
+        lines.append(f"| {name} | {arch} | {ICONS[o]} {o.value}{mark} | {msg} | {links} |")
     return "\n".join(lines) + "\n"
