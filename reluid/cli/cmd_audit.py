@@ -12,7 +12,8 @@ NAME = "audit"
 HELP = "certify every network under the given files/folders; write JUnit/Markdown/HTML reports"
 DESCRIPTION = ("Certify many networks. Each file's outcome is no hidden symmetries, hidden symmetry, unknown or "
                "invalid input. --fail-on names the outcomes that fail the job (default: hidden,invalid; unknown is "
-               "reported but does not fail, since every deep network outside Theorem 8.2 is unknown). The exit code "
+               "reported but does not fail, since most networks with two or more hidden layers are unknown: no hidden "
+               "symmetries is proved for them only under Theorem 8.2). The exit code "
                "is the worst failing outcome, in the order invalid input (4) > hidden symmetry (1) > unknown (3), "
                "and 0 when none fails; the JUnit report agrees (failure = hidden symmetry or unknown that fails, "
                "error = invalid input that fails, skipped = unknown or invalid input that does not). Every report "
@@ -27,7 +28,8 @@ def add_arguments(p) -> None:
                    help="network files, or folders searched recursively for .json, .npz, .onnx and .safetensors")
     p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (one test case per network)")
     p.add_argument("--markdown", metavar="FILE",
-                   help="write a Markdown summary table (for a CI job summary), linking the per-network reports")
+                   help="write a Markdown summary (for a CI job summary): headline counts, the policy's result, a "
+                        "table naming each network's files (linked only with --link-base)")
     p.add_argument("--html", metavar="DIR",
                    help="write an HTML report: DIR/index.html (verdict badges, filters) and one self-contained page "
                         "per network (certificates go there too unless --certificates is given)")

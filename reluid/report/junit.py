@@ -59,7 +59,7 @@ class FailPolicy:
 
     NAMES = ("hidden", "unknown", "invalid")
     #: the default: a hidden symmetry and an unreadable file fail; unknown is reported (skipped), since
-    #: every network with two or more hidden layers outside Theorem 8.2 is unknown
+    #: most networks with two or more hidden layers are unknown (proved only under Theorem 8.2)
     DEFAULT = "hidden,invalid"
 
     @classmethod
