@@ -188,7 +188,7 @@ def _notes(entries) -> list[str]:
             for e in entries)
     if not n:
         return []
-    return [f"{n} network{'s' if n != 1 else ''} read only with `--batchnorm float32`: a BatchNorm scale "
+    return [f"{n} network{'s read' if n != 1 else ' reads'} only with `--batchnorm float32`: a BatchNorm scale "
             "γ/√(σ²+ε) is irrational, so it folds exactly only when rounded to float32. Re-run with "
             "`--batchnorm float32` to certify the network with that rounding (recorded in each certificate)."]
 
