@@ -2,6 +2,10 @@
 
 * :class:`Verdict` is what a certificate says about a network: no hidden
   symmetries, a hidden symmetry, or unknown (docs/certificates.md).
+* :class:`AuditOutcome` is what ``reluid audit`` records per file: the
+  three verdicts and **invalid input** (a file reluid cannot read as the
+  function it states; no certificate), each with its exit code, its rank
+  (severity) and the name ``--fail-on`` gives it.
 * :class:`Outcome` is what every search returns -- flip sets, realisation
   patterns, z3 queries, violations of the paper's conditions, counterexamples
   to a paper's statement: something was **found** (with a witness), there is
@@ -13,13 +17,15 @@ This module imports nothing from reluid, so every layer may use it.
 
 >>> Outcome.FOUND.value, Verdict.HIDDEN.exit_code
 ('found', 1)
+>>> AuditOutcome.of(Verdict.UNKNOWN).policy_name, AuditOutcome.INVALID_INPUT.exit_code
+('unknown', 4)
 """
 
 from __future__ import annotations
 
 import enum
 
-__all__ = ["Verdict", "Outcome"]
+__all__ = ["Verdict", "Outcome", "AuditOutcome"]
 
 
 class Verdict(str, enum.Enum):
@@ -32,6 +38,37 @@ class Verdict(str, enum.Enum):
     @property
     def exit_code(self) -> int:
         return {"no-hidden-symmetries": 0, "hidden-symmetry": 1, "unknown": 3}[self.value]
+
+
+class AuditOutcome(str, enum.Enum):
+    """The outcome of one file in an audit: a verdict, or invalid input (exit codes 0 / 1 / 3 / 4).
+
+    ``severity`` ranks them (invalid input > hidden symmetry > unknown > no
+    hidden symmetries); ``policy_name`` is the word ``reluid audit --fail-on``
+    uses for it (``None`` for no hidden symmetries, which never fails).
+    """
+
+    NO_HIDDEN = "no-hidden-symmetries"
+    HIDDEN = "hidden-symmetry"
+    UNKNOWN = "unknown"
+    INVALID_INPUT = "invalid-input"
+
+    @classmethod
+    def of(cls, verdict: "Verdict") -> "AuditOutcome":
+        return cls(Verdict(verdict).value)
+
+    @property
+    def exit_code(self) -> int:
+        return 4 if self is AuditOutcome.INVALID_INPUT else Verdict(self.value).exit_code
+
+    @property
+    def severity(self) -> int:
+        return {"no-hidden-symmetries": 0, "unknown": 1, "hidden-symmetry": 2, "invalid-input": 3}[self.value]
+
+    @property
+    def policy_name(self) -> str | None:
+        return {"no-hidden-symmetries": None, "hidden-symmetry": "hidden", "unknown": "unknown",
+                "invalid-input": "invalid"}[self.value]
 
 
 class Outcome(str, enum.Enum):

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf reports/examples
-reluid audit examples/networks --markdown reports/examples/summary.md --reports reports/examples \
+reluid audit examples/networks --markdown reports/examples/summary.md --link-base . --reports reports/examples \
   --certificates reports/examples/certificates --html reports/examples/html \
   || true   # exit 1: some examples have hidden symmetries
 if reluid prove --help >/dev/null 2>&1; then reluid prove --output-dir reports || true; fi
@@ -14,3 +14,5 @@ python -c "from reluid.report.survey import plot_from_json; plot_from_json('repo
 python -m reluid.report.browser reports/examples/html/index.html reports/audit-index.png 1280 1160 \
   && python -m reluid.report.browser reports/examples/html/theta1_json.html reports/audit-theta1.png 1280 2560 \
   || echo "regenerate.sh: no chromium, screenshots not updated" >&2
+# The page of a real-sized model (a float32 64-512-10 MLP trained with NumPy) and its screenshot
+python reports/real_model.py || true

@@ -127,6 +127,9 @@ class Claim:
         if self.role not in ("verdict", "information"):
             raise CertificateError(f"claim {self.id}: role must be 'verdict' or 'information'")
 
+    def __repr__(self) -> str:
+        return f"<Claim {self.id} {self.kind} ({self.role}): {_clip(self.statement, 60)}>"
+
     def to_dict(self) -> dict:
         return {"id": self.id, "kind": str(self.kind), "statement": self.statement,
                 "reference": self.reference, "role": self.role, "evidence": thaw(self.evidence)}
@@ -142,6 +145,9 @@ class Witness:
 
     def __post_init__(self):
         object.__setattr__(self, "details", freeze(self.details))
+
+    def __repr__(self) -> str:
+        return f"<Witness {self.mechanism}, network {self.network.architecture}>"
 
     def to_dict(self) -> dict:
         return {"mechanism": self.mechanism, "network": self.network.to_dict(),
@@ -174,6 +180,33 @@ class Certificate:
         if self.verdict is Verdict.UNKNOWN and not self.reason:
             raise CertificateError("an unknown verdict needs a reason")
 
+    def _summary(self) -> list[tuple[str, str]]:
+        out = [("verdict", self.verdict.value), ("architecture", "-".join(map(str, self.architecture))),
+               ("network", f"sha256 {self.network_sha256[:12]}…" + (" (embedded)" if self.network is not None
+                                                                      else " (not embedded)")),
+               ("claims", str(len(self.claims)))]
+        if self.witness is not None:
+            out.append(("witness", self.witness.mechanism))
+        if self.reason:
+            out.append(("reason", _clip(self.reason, 100)))
+        if self.assumption:
+            out.append(("assumption", _clip(self.assumption, 60)))
+        return out
+
+    def __repr__(self) -> str:
+        """One line (a certificate's fields run to megabytes): ``to_json`` gives everything."""
+        d = dict(self._summary())
+        parts = [d["verdict"], d["architecture"], d["network"], f"{d['claims']} claims"]
+        parts += [f"{k}: {d[k]}" for k in ("witness", "reason", "assumption") if k in d]
+        return "<Certificate " + ", ".join(parts) + ">"
+
+    def _repr_html_(self) -> str:
+        """A small table for notebooks (``reluid.report.generate_html`` renders the whole report)."""
+        import html
+        rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+                       for k, v in self._summary())
+        return f"<table><caption>reluid certificate</caption>{rows}</table>"
+
     def to_dict(self) -> dict:
         d = {"format": FORMAT, "verdict": self.verdict.value}
         if self.reason:
@@ -188,6 +221,11 @@ class Certificate:
         d["witness"] = self.witness.to_dict() if self.witness else None
         d["producer"] = thaw(self.producer)
         return d
+
+
+def _clip(text: str, n: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[:n - 1] + "…"
 
 
 _SCALAR_LIST = re.compile(r"\[\s+([^\[\]{}\"]*?(?:\"[^\"\[\]{}]*\"[^\[\]{}\"]*?)*)\s+\]")

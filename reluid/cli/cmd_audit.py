@@ -10,14 +10,17 @@ from reluid.errors import InvalidNetwork, NotShallow
 
 NAME = "audit"
 HELP = "certify every network under the given files/folders; write JUnit/Markdown/HTML reports"
-DESCRIPTION = ("Certify many networks. One JUnit test case per network (failure = hidden symmetry, "
-               "error = invalid input, skipped = unknown). Exit code = worst outcome, in the order "
-               "invalid input (4) > hidden symmetry (1) > unknown (3) > no hidden symmetries (0). "
-               "Every report file of one network has the same stem (theta1.json → theta1_json.md, "
-               "theta1_json.html, theta1_json.cert.json), and the reports link to each other relatively.")
+DESCRIPTION = ("Certify many networks. Each file's outcome is no hidden symmetries, hidden symmetry, unknown or "
+               "invalid input. --fail-on names the outcomes that fail the job (default: hidden,invalid; unknown is "
+               "reported but does not fail, since most networks with two or more hidden layers are unknown: no hidden "
+               "symmetries is proved for them only under Theorem 8.2). The exit code "
+               "is the worst failing outcome, in the order invalid input (4) > hidden symmetry (1) > unknown (3), "
+               "and 0 when none fails; the JUnit report agrees (failure = hidden symmetry or unknown that fails, "
+               "error = invalid input that fails, skipped = unknown or invalid input that does not). Every report "
+               "file of one network has the same stem (theta1.json → theta1_json.md, theta1_json.html, "
+               "theta1_json.cert.json), and the reports link to each other relatively.")
 
 SUFFIXES = (".json", ".npz", ".onnx", ".safetensors")
-SEVERITY = {0: 0, 3: 1, 1: 2, 4: 3}
 
 
 def add_arguments(p) -> None:
@@ -25,12 +28,21 @@ def add_arguments(p) -> None:
                    help="network files, or folders searched recursively for .json, .npz, .onnx and .safetensors")
     p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (one test case per network)")
     p.add_argument("--markdown", metavar="FILE",
-                   help="write a Markdown summary table (for a CI job summary), linking the per-network reports")
+                   help="write a Markdown summary (for a CI job summary): headline counts, the policy's result, a "
+                        "table naming each network's files (linked only with --link-base)")
     p.add_argument("--html", metavar="DIR",
                    help="write an HTML report: DIR/index.html (verdict badges, filters) and one self-contained page "
                         "per network (certificates go there too unless --certificates is given)")
     p.add_argument("--certificates", metavar="DIR", help="write one certificate per network (STEM.cert.json)")
     p.add_argument("--reports", metavar="DIR", help="write one Markdown proof-like report per network (STEM.md)")
+    p.add_argument("--fail-on", action="append", metavar="LIST",
+                   help="outcomes that fail the job: a comma list of hidden, unknown, invalid (or all, none); may be "
+                        "repeated. Default hidden,invalid: a hidden symmetry or an unreadable file fails, unknown "
+                        "does not (it is reported, and skipped in JUnit)")
+    p.add_argument("--link-base", metavar="URL",
+                   help="link the files in the --markdown summary as URL/PATH (PATH relative to the summary's "
+                        "folder; '.' for relative links). Default: no links, the files are named, since a CI job "
+                        "summary is shown where relative links do not resolve")
     p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
                    help="time budget per network in seconds (default 60)")
     p.add_argument("--seed", type=int, default=0, help="seed for solvers and sampling (default 0)")
@@ -64,10 +76,18 @@ def _stems(paths) -> dict:
 def run(args, stdout, stderr) -> int:
     from reluid.api import certify, check, progress_bar
     from reluid.report import AuditEntry, generate_junit, generate_summary_markdown
+    from reluid.report.junit import FailPolicy, headline, verdict_line
     from reluid.report.certificate import (certificate_view, generate_markdown, relative_link, short_reason,
-                                           short_summary, summary_details, summary_line)
+                                           short_summary, summary_details, summary_line,
+                                           unknown_facts)
     from reluid.report.html import IndexEntry, generate_index, generate_page
+    from reluid.verdicts import AuditOutcome
 
+    try:
+        policy = FailPolicy.parse(args.fail_on)
+    except ValueError as e:
+        print(f"reluid audit: error: {e}", file=stderr)
+        return 2
     entries, index = [], []
     paths = collect(args.paths)
     stems = _stems(paths)
@@ -96,18 +116,28 @@ def run(args, stdout, stderr) -> int:
                     bar.step("certify")
                     cert = certify(net, timeout=args.timeout, seed=args.seed, progress=bar)
                 except (InvalidNetwork, NotShallow) as e:
-                    msg = " ".join(str(e).split())
-                    entries.append(AuditEntry(path, "invalid-input", msg, time.perf_counter() - t0))
-                    index.append(IndexEntry(path, "invalid-input", "", msg))
-                    print(f"{path}: invalid-input: {msg}", file=stdout)
+                    msg = " ".join((e.message if isinstance(e, InvalidNetwork) else str(e)).split())
+                    short = msg
+                    if needs := _needs_statement(path, args):
+                        short = (f"needs {needs}: a BatchNorm scale γ/√(σ²+ε) is irrational; the file reads only "
+                                 "when that rounding is stated (not assumed here)")
+                        msg = f"{short}; {msg}"
+                    bad = AuditOutcome.INVALID_INPUT
+                    entries.append(AuditEntry(path, bad, msg, time.perf_counter() - t0, short=short, details=short))
+                    index.append(IndexEntry(path, bad.value, "", msg))
+                    print(f"{path}: {bad.value}: {msg}", file=stdout)
                     continue
                 bar.step("check")
                 report = check(cert, net, progress=bar)
                 bar.step("reports")
-            outcome = cert.verdict.value if report.valid else "unknown"
+            outcome = (AuditOutcome.of(cert.verdict) if report.valid else AuditOutcome.UNKNOWN).value
             if report.valid:
                 message, short = summary_line(cert), short_summary(cert)
-                details = "; ".join(summary_details(cert) + ([short_reason(cert.reason)] if cert.reason else []))
+                facts = unknown_facts(cert, report) if cert.verdict.value == "unknown" else []
+                details = "; ".join(summary_details(cert) + (facts or ([short_reason(cert.reason)] if cert.reason
+                                                                     else [])))
+                if facts:
+                    short = f"{cert.verdict.value}: {'; '.join(facts)}"
                 if cert.assumption:
                     short += f" [assumption: {cert.assumption}]"
             else:
@@ -133,18 +163,54 @@ def run(args, stdout, stderr) -> int:
                                         relative_link(f["cert"], args.html) if f["cert"] else None,
                                         cert.assumption))
     if args.junit:
-        write_text(args.junit, generate_junit(entries, base=os.path.dirname(args.junit)))
+        write_text(args.junit, generate_junit(entries, base=os.path.dirname(args.junit), policy=policy))
     if args.markdown:
-        write_text(args.markdown, generate_summary_markdown(entries, base=os.path.dirname(args.markdown)))
+        write_text(args.markdown, generate_summary_markdown(entries, base=os.path.dirname(args.markdown),
+                                                            policy=policy, link_base=args.link_base,
+                                                            notes=_notes(entries)))
     if args.html:
         extra = [(label, relative_link(p, args.html)) for label, p in
                  (("JUnit XML", args.junit), ("Markdown summary", args.markdown)) if p]
         write_text(os.path.join(args.html, "index.html"), generate_index(index, " ".join(args.paths),
-                                                                          report_links=extra))
+                                                                          report_links=extra, policy=policy))
     if not entries:
         print("reluid audit: no network files found", file=stderr)
         return 4
-    return max((e.exit_code for e in entries), key=SEVERITY.__getitem__)
+    outcomes = [e.outcome for e in entries]
+    print(f"reluid audit: {headline(outcomes)}; {verdict_line(outcomes, policy)}", file=stdout)
+    return policy.exit_code(outcomes)
+
+
+def _notes(entries) -> list[str]:
+    from reluid.verdicts import AuditOutcome
+
+    n = sum(e.outcome == AuditOutcome.INVALID_INPUT and (e.short or "").startswith("needs --batchnorm float32")
+            for e in entries)
+    if not n:
+        return []
+    return [f"{n} network{'s read' if n != 1 else ' reads'} only with `--batchnorm float32`: a BatchNorm scale "
+            "γ/√(σ²+ε) is irrational, so it folds exactly only when rounded to float32. Re-run with "
+            "`--batchnorm float32` to certify the network with that rounding (recorded in each certificate)."]
+
+
+def _needs_statement(path, args) -> str | None:
+    """The input statement (a flag) under which an unreadable file would read, or None.
+
+    Only ``--batchnorm float32`` is tried: a BatchNorm whose scale γ/√(σ²+ε)
+    is irrational reads exactly only when the user states the float32
+    rounding.  The file is not certified under it; the audit only says so.
+    """
+    if getattr(args, "batchnorm", "exact") != "exact" or not str(path).endswith(".onnx"):
+        return None
+    from argparse import Namespace
+
+    try:
+        load_network(path, Namespace(**{**vars(args), "batchnorm": "float32"}))
+    except (InvalidNetwork, NotShallow):
+        return None
+    except Exception:                                # a reader's own failure is not a reason to hint
+        return None
+    return "--batchnorm float32"
 
 
 def _json(cert) -> str:

@@ -38,6 +38,7 @@ def run(args, stdout, stderr) -> int:
     from reluid.budget import Budget
     from reluid.report import AuditEntry, generate_junit, generate_report
     from reluid.report.certificate import summary_line
+    from reluid.report.junit import FailPolicy
 
     budget = Budget(args.timeout)
     with progress_bar(args.progress, stream=stderr) as bar, bar.stage("", ["read", "certify", "check"]):
@@ -59,7 +60,7 @@ def run(args, stdout, stderr) -> int:
         write_text(args.output, generate_report(cert, "json"))
     if args.format == "junit":
         entry = AuditEntry(args.network, cert.verdict.value, summary_line(cert), architecture=net.architecture)
-        stdout.write(generate_junit([entry]))
+        stdout.write(generate_junit([entry], policy=FailPolicy.strict()))     # as the exit code: 0 only for none
     else:
         stdout.write(generate_report(cert, args.format, net, args.network, report))   # the title names the file
     if report is not None and not report.valid:

@@ -58,6 +58,9 @@ class Layer:
     bias: Row
     n_in: int
 
+    def __repr__(self) -> str:
+        return f"<Layer {self.n_in} -> {self.n_out}>"
+
     @property
     def n_out(self) -> int:
         return len(self.bias)
@@ -138,6 +141,12 @@ class Network:
             raise InvalidNetwork("input and output dimensions must be at least 1")
 
     # ---- construction -------------------------------------------------
+    def __repr__(self) -> str:
+        """One line: the weights of a real network would run to megabytes (``to_dict`` has them)."""
+        arch = "-".join(map(str, self.architecture))
+        extra = (f", name {self.name!r}" if self.name else "") + (", with an assumption" if self.assumption else "")
+        return f"<Network {arch}, {self.n_params} parameters{extra}>"
+
     @classmethod
     def from_lists(cls, layers: Iterable, *, allow_float: bool = False, name=None, description=None) -> "Network":
         """Build from ``[(weight, bias), ...]`` with exact conversion of every entry."""
@@ -281,6 +290,9 @@ class Shallow:
     b: Row
     c: Row
     m: int
+
+    def __repr__(self) -> str:
+        return f"<Shallow θ ∈ Ω(m={self.m}, n={self.n}, k={self.k})>"
 
     @property
     def n(self) -> int:

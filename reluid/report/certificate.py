@@ -30,7 +30,8 @@ from reluid.report.mathml import Formula
 from reluid.verdicts import Verdict
 
 __all__ = ["generate_text", "generate_markdown", "generate_html", "generate_report", "write_report", "RENDERERS",
-           "summary_line", "short_summary", "summary_details", "short_reason", "fmt_q", "fmt_vec",
+           "summary_line", "short_summary", "summary_details", "short_reason", "fmt_q", "fmt_decimal", "fmt_vec",
+           "unknown_facts",
            "certificate_view", "CertificateView", "ClaimView", "WitnessView", "Para", "CHECK_STATES", "check_state",
            "WIDTH", "wrap", "relative_link", "reason_sentences"]
 
@@ -54,6 +55,65 @@ CHECK_STATES = ("re-verified", "rejected", "not re-verified")
 def fmt_q(x) -> str:
     x = Fraction(x)
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def _float32(q: Fraction) -> float | None:
+    """The float32 equal to ``q`` (as a Python float), or None when ``q`` is not a float32."""
+    import struct
+    try:
+        f = struct.unpack("<f", struct.pack("<f", float(q)))[0]
+    except (OverflowError, struct.error):
+        return None
+    return f if Fraction(f) == q else None
+
+
+def _shortest(f: float, single: bool) -> str:
+    """The shortest decimal that reads back as ``f`` (as a float32 when ``single``)."""
+    import struct
+    for digits in range(1, 18):
+        s = f"{f:.{digits}g}"
+        back = float(s)
+        if single:
+            back = struct.unpack("<f", struct.pack("<f", back))[0]
+        if back == f:
+            return s
+    return repr(f)
+
+
+def fmt_decimal(x, digits: int = 6) -> tuple[str, str | None]:
+    """``(text, title)``: ``x`` as a decimal people can scan, and its exact value (None when the text is it).
+
+    A float32 or float64 value is written as the shortest decimal that reads
+    back as that float (the number a framework prints), and the title gives
+    the exact rational and names the float; any other rational is rounded to
+    ``digits`` significant digits, and the title gives it exactly.
+
+    >>> fmt_decimal(Fraction(-730011, 8388608))
+    ('-0.08702409', 'exact value -730011/8388608 = the float32 -0.08702409')
+    >>> fmt_decimal(Fraction(1, 3))
+    ('≈0.333333', 'exact value 1/3')
+    >>> fmt_decimal(Fraction(3, 4)), fmt_decimal(7)
+    (('0.75', None), ('7', None))
+    """
+    q = Fraction(x)
+    if q.denominator == 1:
+        return str(q.numerator), None
+    exact = fmt_q(q)
+    f32 = _float32(q)
+    if f32 is not None:
+        text = _shortest(f32, True)
+        if Fraction(text) == q:
+            return text, None
+        return text, f"exact value {exact} = the float32 {text}"
+    f = float(q)
+    if Fraction(f) == q:
+        text = _shortest(f, False)
+        if Fraction(text) == q:
+            return text, None
+        short = f"{f:.{digits}g}"
+        return ("≈" + short if Fraction(short) != q else short), f"exact value {exact} = the float64 {text}"
+    short = f"{f:.{digits}g}"
+    return ("≈" + short if Fraction(short) != q else short), f"exact value {exact}"
 
 
 def fmt_vec(v) -> str:
@@ -155,10 +215,19 @@ def _check_detail(check) -> str:
     return check.rule if check.valid else check.reason
 
 
+_QUOTED_LIST = re.compile(r"\[((?:'[^'\[\]]*'(?:, )?)+)\]")
+
+
+def _lists_as_tuples(text: str) -> str:
+    """``['2/3', '0']`` (a Python list of strings inside a reason) written as the vector ``(2/3, 0)``."""
+    return _QUOTED_LIST.sub(lambda m: "(" + m.group(1).replace("'", "") + ")", text)
+
+
 def reason_sentences(reason: str | None) -> tuple:
     """A long reason split into its sentences (top-level '. '), each without its full stop."""
     if not reason:
         return ()
+    reason = _lists_as_tuples(reason)
     parts, depth, cur = [], 0, []
     i = 0
     while i < len(reason):
@@ -554,7 +623,7 @@ def summary_line(cert: Certificate) -> str:
     if any(c.kind == ClaimKind.LOCAL_IDENTIFIABILITY for c in cert.claims):
         s += " (local identifiability claimed: near θ only)"
     if cert.reason:
-        s += f": {cert.reason}"
+        s += f": {_lists_as_tuples(cert.reason)}"
     if cert.assumption:
         s += f" [assumption: {cert.assumption}]"
     return s
@@ -575,6 +644,53 @@ def summary_details(cert: Certificate) -> list[str]:
     if cases:
         out.append(f"no other realisation pattern: {cases[0]} case{'s' if cases[0] != 1 else ''} certified")
     return out
+
+
+def unknown_facts(cert: Certificate, check=None) -> list[str]:
+    """For an ``unknown`` certificate, the facts a reader wants first (tables, the audit index).
+
+    In order: local identifiability (with the checker's status: "yes" only when
+    the checker verified it), a certified rank gap of the functional dimension,
+    or dim_fun = U; then the hypothesis of Theorem 8.2 that failed, and a time
+    budget that ran out.  Each is a weaker fact under its own name, never a
+    verdict.  Empty when the certificate states none of them.
+    """
+    out = []
+    li = [c for c in cert.claims if c.kind == ClaimKind.LOCAL_IDENTIFIABILITY]
+    fd = [c for c in cert.claims if c.kind == ClaimKind.FUNCTIONAL_DIMENSION]
+    if li:
+        status = _status(check, li[0])
+        out.append("locally identifiable (near θ only)" if status == "information verified"
+                   else f"locally identifiable: claimed ({status})")
+    elif fd:
+        ev = fd[0].evidence
+        rank, U = ev.get("rank"), ev.get("upper_bound")
+        if isinstance(rank, int) and isinstance(U, int):
+            out.append(f"rank gap: dim_fun ≥ {rank} < U = {U} (gap {U - rank}; evidence of hidden symmetries near "
+                       "θ, not a verdict)" if rank < U else f"dim_fun = U = {U}: no rank gap, not locally "
+                       "identifiable by Theorem A1")
+    for sentence in reason_sentences(cert.reason):
+        m = re.search(r"hypotheses of .*? fail: (.*)", sentence)
+        if m:
+            out.append(f"Theorem 8.2 not applicable: {_first_clause(m.group(1))}")
+        elif sentence.startswith("Time budget") or " ran out" in sentence:
+            out.append(sentence[0].lower() + sentence[1:])
+    if not out:
+        note = cert.producer.get("local_identifiability") if hasattr(cert.producer, "get") else None
+        if note:
+            out.append(str(note))
+    return out
+
+
+def _first_clause(text: str) -> str:
+    """``text`` up to its first top-level '; '."""
+    depth = 0
+    for k, ch in enumerate(text):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == ";" and depth == 0:
+            return text[:k]
+    return text
 
 
 def short_reason(reason: str | None) -> str:

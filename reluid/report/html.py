@@ -22,8 +22,9 @@ from fractions import Fraction
 from reluid.model.network import Network
 from reluid.report import mathml as mm
 from reluid.report.arrangement import arrangement, changed_neurons, colour, graph, svg_graph, svg_panel
-from reluid.report.certificate import CertificateView, Para, fmt_q
+from reluid.report.certificate import CertificateView, Para, fmt_decimal, fmt_q
 from reluid.report.mathml import Formula
+from reluid.verdicts import AuditOutcome
 
 __all__ = ["generate_page", "generate_index", "IndexEntry", "VERDICT_LABELS", "CHECK_LABELS", "MAX_ROWS",
            "MAX_COLS"]
@@ -32,8 +33,8 @@ __all__ = ["generate_page", "generate_index", "IndexEntry", "VERDICT_LABELS", "C
 MAX_ROWS = 20
 MAX_COLS = 12
 
-VERDICT_LABELS = {"no-hidden-symmetries": "no hidden symmetries", "hidden-symmetry": "hidden symmetry",
-                  "unknown": "unknown", "invalid-input": "invalid input"}
+VERDICT_LABELS = {AuditOutcome.NO_HIDDEN.value: "no hidden symmetries", AuditOutcome.HIDDEN.value: "hidden symmetry",
+                  AuditOutcome.UNKNOWN.value: "unknown", AuditOutcome.INVALID_INPUT.value: "invalid input"}
 CHECK_LABELS = {"re-verified": "✓ re-verified", "rejected": "✗ rejected", "not re-verified": "not re-verified",
                 "": "—"}
 CLAIM_STATUS_CLASS = {"verified": "ok", "information verified": "info", "not re-verified": "none",
@@ -55,6 +56,7 @@ header.top .wrap{display:flex;align-items:center;gap:1rem;justify-content:space-
 header.top .brand{font-weight:700;letter-spacing:.02em}header.top a{color:#cfe0ff}
 .wrap{max-width:1120px;margin:0 auto;padding:0 1.2rem}
 main.wrap{padding-top:1.2rem;padding-bottom:2rem}
+.q{text-decoration:underline dotted #9aa3b0;text-underline-offset:2px}
 math{font-family:"STIX Two Math","Cambria Math","Latin Modern Math","DejaVu Math TeX Gyre",math,serif}
 h1{font-size:1.45rem;margin:.2rem 0 .6rem;font-weight:650;word-break:break-all}
 h1 .file{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,"DejaVu Sans Mono",monospace;font-weight:600}
@@ -220,11 +222,11 @@ def _check_badge(state: str, big: bool = False) -> str:
 # ---------------------------------------------------------------------------
 
 def _num(x) -> str:
-    q = Fraction(x)
-    s = fmt_q(q)
-    if q.denominator == 1:
-        return _e(s)
-    return f'<span title="≈ {float(q):.6g}">{_e(s)}</span>'
+    """A table cell's number: a decimal first, the exact value (and the float it equals) on hover."""
+    text, title = fmt_decimal(x)
+    if title is None:
+        return _e(text)
+    return f'<span class="q" title="{_e(title)}">{_e(text)}</span>'
 
 
 def _table(caption: str, groups, rows, row_labels, other=None, row_head: str = "") -> str:
@@ -239,7 +241,7 @@ def _table(caption: str, groups, rows, row_labels, other=None, row_head: str = "
         keep = min(width, MAX_COLS)
         cols += [(g, c, start + c) for c in range(keep)]
         if keep < width:
-            trunc_cols.append(f"{keep} of {width} columns of {head}")
+            trunc_cols.append(f"{keep} of {width} columns of {_para(head)}")
         start += width
     head1 = "".join(f'<th colspan="{sum(1 for c in cols if c[0] == g)}">{_para(h)}</th>'
                     for g, (h, _) in enumerate(groups))
@@ -459,6 +461,9 @@ def generate_page(view: CertificateView, *, index_href: str | None = None) -> st
                                      f"{t.n} hidden neuron{'s' if t.n != 1 else ''}, {t.k} "
                                      f"output{'s' if t.k != 1 else ''}; m_i is the i-th column of M, a_i the i-th "
                                      "row of A.") + "</p>")
+        sec.append('<p class="note">Numbers are shown as decimals: a float32 or float64 weight as the shortest '
+                   'decimal that reads back as that float, any other rational rounded (≈). Every number is exact '
+                   'in the certificate; hover one for its exact rational value.</p>')
         sec.append(f'<div class="tables">{_network_tables(v.network)}</div></section>')
         body.append("".join(sec))
     body.append(_figure(v))
@@ -529,9 +534,14 @@ def _common_folder(paths) -> str:
     return "/".join(common) + "/" if common else ""
 
 
-def generate_index(entries, title: str, *, report_links=()) -> str:
-    """The audit's index: a verdict badge per network, filters by verdict and checker status, links."""
-    order = ["no-hidden-symmetries", "hidden-symmetry", "unknown", "invalid-input"]
+def generate_index(entries, title: str, *, report_links=(), policy=None) -> str:
+    """The audit's index: a verdict badge per network, filters by verdict and checker status, links.
+
+    The headline counts every outcome and, with ``policy`` (a
+    :class:`~reluid.report.junit.FailPolicy`), says whether the job fails.
+    """
+    from reluid.report.junit import headline, verdict_line
+    order = [o.value for o in AuditOutcome]
     counts = {k: sum(e.outcome == k for e in entries) for k in order}
     checks = ["re-verified", "rejected", "not re-verified", ""]
     ccounts = {k: sum(e.check == k for e in entries) for k in checks}
@@ -555,16 +565,15 @@ def generate_index(entries, title: str, *, report_links=()) -> str:
                     f'<td class="num">{params}</td><td>{_badge(e.outcome)}</td><td>{_check_badge(e.check)}</td>'
                     f'<td class="msg">{_e(e.message)}{flag}</td><td>{cert}</td></tr>')
     links = (" · ".join(f'<a href="{_e(h)}">{_e(label)}</a>' for label, h in report_links))
-    total = len(entries)
-    said = {"no-hidden-symmetries": "with no hidden symmetries", "hidden-symmetry": "with a hidden symmetry",
-            "unknown": "unknown", "invalid-input": "invalid input"}
-    summary = ", ".join(f"{counts[k]} {said[k]}" for k in order if counts[k])
+    outcomes = [e.outcome for e in entries]
+    verdict = f" Policy: {verdict_line(outcomes, policy)}." if policy is not None else ""
     body = ('<header class="top"><div class="wrap"><span class="brand">reluid</span><span>audit</span></div>'
             '</header><main class="wrap">'
             f'<section class="card"><h1>reluid audit: <span class="file">{_e(title)}</span></h1>'
-            f'<p>{total} network{"s" if total != 1 else ""} certified: {_e(summary or "none")}. Every verdict was '
-            're-verified by the independent checker (<code>reluid check</code>) before it was counted; a '
-            'certificate that failed its own check counts as unknown.</p>'
+            f'<p class="headline">{_e(headline(outcomes))}.{_e(verdict)}</p>'
+            '<p>Every verdict was re-verified by the independent checker (<code>reluid check</code>) before it was '
+            'counted; a certificate that failed its own check counts as unknown, and a file that could not be read '
+            'as the function it states is invalid input (no certificate).</p>'
             + (f'<p>Files: {links}</p>' if links else "") +
             '<form class="filters" onsubmit="return false">'
             f'<fieldset><legend>Verdict</legend>{vbox}</fieldset>'

@@ -375,11 +375,11 @@ def test_the_mutations_touch_the_two_layer_evidence():
     assert hits > 10
 
 
-def test_zz_report_counts(capsys):
-    with capsys.disabled():
-        print(f"\ntwo-layer forgeries: {STATS['tried']} tried, {STATS['rejected']} rejected, "
-              f"{STATS['malformed']} malformed, {STATS['accepted, verdict true']} accepted with a true verdict")
-        for k in sorted(STATS):
-            if k.startswith("tried: "):
-                print(f"  {k[7:]}: {STATS[k]} tried, {STATS['rejected: ' + k[7:]]} rejected")
+def test_zz_report_counts():
+    # the counts of the run, shown with pytest -s (a default run stays quiet)
+    print(f"\ntwo-layer forgeries: {STATS['tried']} tried, {STATS['rejected']} rejected, "
+          f"{STATS['malformed']} malformed, {STATS['accepted, verdict true']} accepted with a true verdict")
+    for k in sorted(STATS):
+        if k.startswith("tried: "):
+            print(f"  {k[7:]}: {STATS[k]} tried, {STATS['rejected: ' + k[7:]]} rejected")
     assert STATS["tried"] >= 100

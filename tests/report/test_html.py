@@ -59,7 +59,7 @@ def parse(text):
 def audit(tmp_path_factory):
     d = tmp_path_factory.mktemp("audit")
     code, out, err = run("audit", EX, "--html", d / "html", "--reports", d / "md", "--markdown", d / "summary.md",
-                         "--junit", d / "junit.xml", "--certificates", d / "certs")
+                         "--junit", d / "junit.xml", "--certificates", d / "certs", "--link-base", ".")
     assert code == 1, err
     return d
 
@@ -131,10 +131,13 @@ def test_markdown_and_junit_link_the_pages_and_certificates(audit):
     assert links == ["../certs/theta1_json.cert.json", "../html/theta1_json.html"]
     assert all((audit / "md" / link).is_file() for link in links)
     summary = (audit / "summary.md").read_text(encoding="utf-8")
-    for link in re.findall(r"\]\(([^)]+)\)", summary):
+    summary_links = re.findall(r"\]\(([^)]+)\)", summary)
+    assert len(summary_links) == 4 * len(os.listdir(EXAMPLES))       # --link-base .: the name and three files
+    for link in summary_links:
         assert (audit / link).is_file(), link
     junit = ET.parse(audit / "junit.xml").getroot()
-    props = [p.get("value") for p in junit.iter("property")]
+    props = [p.get("value") for p in junit.iter("property") if p.get("name") in ("report", "html-report",
+                                                                                  "certificate")]
     assert len(props) == 3 * len(os.listdir(EXAMPLES)) and all((audit / v).is_file() for v in props)
     assert "certificate: certs/theta1_json.cert.json" in (audit / "junit.xml").read_text(encoding="utf-8")
 

@@ -22,7 +22,7 @@ def test_example_reports_are_current(tmp_path, update_golden, monkeypatch):
     monkeypatch.chdir(ROOT)
     out = os.path.join("reports", "examples") if update_golden else str(tmp_path / "examples")
     main(["audit", os.path.join("examples", "networks"), "--markdown", os.path.join(out, "summary.md"),
-          "--reports", out, "--certificates", os.path.join(out, "certificates"), "--html", os.path.join(out, "html")],
+          "--link-base", ".", "--reports", out, "--certificates", os.path.join(out, "certificates"), "--html", os.path.join(out, "html")],
          io.StringIO(), io.StringIO())
     if update_golden:
         return
