@@ -392,7 +392,7 @@ class Region:
 
     def describe(self) -> str:
         if self.kind == "box":
-            return f"the box [{float(self.lo):g}, {float(self.hi):g}]^n"
+            return f"the box [{float(self.lo):g}, {float(self.hi):g}] (every coordinate)"
         return f"near the {self.points.shape[0]} given points"
 
 
@@ -447,13 +447,15 @@ def _region_candidates(region: Region, n0: int, count: int, rng: np.random.Gener
 
 
 def search_region(a: Network, b: Network, region: Region, *, seed: int = 0, probes: int | None = None,
-                  exact_checks: int = 32) -> RegionSearch:
+                  exact_checks: int = 32, also: Sequence[Difference] = ()) -> RegionSearch:
     """Look for an input in ``region`` where ``a`` and ``b`` differ; the difference reported is exact.
 
     Float64 forward passes rank the candidate points by their float relative
     difference; the best ``exact_checks`` (and a few random ones) are
     evaluated exactly, and among those that differ exactly the one with the
-    largest exact ``abs_diff`` is returned.  Floats only choose.
+    largest exact ``abs_diff`` is returned.  Floats only choose.  ``also``
+    holds differences already known (from another search); those inside a
+    box take part in the comparison.
 
     Examples
     --------
@@ -497,6 +499,10 @@ def search_region(a: Network, b: Network, region: Region, *, seed: int = 0, prob
             raise AssertionError("a candidate left the box")
         d = _difference(x, oa, ob)
         if best is None or d.abs_diff > best.abs_diff:
+            best = d
+    for d in also:
+        if region.kind == "box" and d.differs and region.contains(d.input) and (best is None
+                                                                             or d.abs_diff > best.abs_diff):
             best = d
     distance = None
     if best is not None and region.kind == "near":
