@@ -48,7 +48,7 @@ from safetensors.numpy import save as _save_tensors
 from reluid.errors import InvalidNetwork
 from reluid.model.network import Network
 from reluid.io.loader import (
-    ASSUMPTIONS, ArrayLayer, ReadOptions, check_param_count, float64_arrays, network_from_arrays, one_line,
+    ASSUMPTIONS, ArrayLayer, ReadOptions, check_param_count, float64_arrays, float_arrays, network_from_arrays, one_line,
     read_bytes, unique_keys, write_bytes,
 )
 
@@ -274,8 +274,8 @@ def read(path: str, options: ReadOptions = ReadOptions()) -> Network:
                                orientation_hint=True)
 
 
-def encode(net: Network) -> bytes:
-    """The ``.safetensors`` bytes of ``net``: float64 tensors ``0.weight, 0.bias, 2.weight, ...``.
+def encode(net: Network, float_type: str = "float64") -> bytes:
+    """The ``.safetensors`` bytes of ``net``: ``float_type`` tensors ``0.weight, 0.bias, 2.weight, ...``.
 
     The metadata states the architecture (``"reluid": "relu-mlp"``) and the
     layer order (``"reluid.layers": "0,2,..."``), so reading it back needs no
@@ -284,10 +284,10 @@ def encode(net: Network) -> bytes:
     Raises
     ------
     InvalidNetwork
-        If a parameter is not exactly a float64.
+        If a parameter is not exactly a ``float_type``.
     """
     tensors = {}
-    for i, (W, b) in enumerate(float64_arrays(net)):
+    for i, (W, b) in enumerate(float_arrays(net, float_type)):
         tensors[f"{2 * i}.weight"] = W
         tensors[f"{2 * i}.bias"] = b
     metadata = {"format": "pt", STATEMENT_KEY: "relu-mlp",
@@ -301,6 +301,6 @@ def encode(net: Network) -> bytes:
     return _save_tensors(tensors, metadata=metadata)
 
 
-def write(net: Network, path: str) -> None:
+def write(net: Network, path: str, float_type: str = "float64") -> None:
     """Write ``net`` as a ``.safetensors`` file (see :func:`encode`)."""
-    write_bytes(path, encode(net))
+    write_bytes(path, encode(net, float_type))

@@ -33,7 +33,8 @@ def _element_line(label: str, g: GroupElement) -> str:
     moved = sum(1 for i, p in enumerate(g.perm) if p != i)
     distinct = sorted(set(g.scale))
     scales = (", ".join(fmt_q(s) for s in distinct) if len(distinct) <= 8
-              else f"{len(distinct)} distinct values in [{fmt_q(distinct[0])}, {fmt_q(distinct[-1])}]")
+              else f"{len(distinct)} distinct values in [{dec(distinct[0])}, {dec(distinct[-1])}] (decimals; exact "
+                   "values in the certificate or with --format json)")
     return (f"{label}: {g.n} neurons, {moved} moved (permutation begins {_moves(g.perm[:8])[:-1]}, …); scalings: {scales}")
 
 
@@ -179,27 +180,80 @@ def generate_equivalence_json(eq, name1: str, name2: str, difference=None, regio
 
 
 def generate_alignment(al, reference: str, other: str, output: str | None = None,
-                       certificate: str | None = None) -> str:
+                       certificate: str | None = None, *, float_type: str | None = None, nothing_written: bool = True,
+                       hint: bool = False) -> str:
     """An :class:`~reluid.analysis.deep.align.Alignment` as ``reluid align`` prints it."""
     depth = len(al.architecture) - 1 if al.architecture else None
     if al.same_orbit:
         lines = [f"{other} is in the orbit of {reference}: act_layers(g, {other}) = {reference} exactly"]
         lines += [_element_line(f"  hidden layer {l}", g) for l, g in enumerate(al.elements, 1)]
         if output:
-            lines.append(f"aligned network: {output} (its parameters are exactly those of {reference})")
+            kind = f", stored as {float_type}" if float_type and float_type != "exact" else ""
+            lines.append(f"aligned network: {output} (its parameters are exactly those of {reference}{kind})")
         if certificate:
             lines.append(f"certificate: {certificate} (re-verify: reluid align --verify {certificate} {reference} "
                          f"{other})")
         return "\n".join(lines) + "\n"
     if al.same_orbit is None:
         return f"unknown: whether {other} is in the orbit of {reference} was not decided\nreason: {al.reason}\n"
-    lines = [f"{other} is not in the orbit of {reference}; nothing written"]
+    lines = [f"{other} is not in the orbit of {reference}" + ("; nothing written" if nothing_written else "")]
     where = _where(al.first_difference, depth)
     if where:
         lines.append(f"first difference: {where} ({al.unmatched} row{'s' if al.unmatched != 1 else ''} without a "
                      "partner)")
     lines.append(f"reason: {al.reason}")
+    if hint:
+        lines.append("(--nearest measures how far apart they are after the best alignment by weight matching)")
     return "\n".join(lines) + "\n"
+
+
+def generate_nearest(near, reference: str, other: str, output: str | None = None,
+                     float_type: str | None = None) -> str:
+    """A :class:`~reluid.analysis.deep.align.NearestAlignment`: a measurement, labelled as one."""
+    rel = "undefined" if near.relative is None else dec(near.relative)
+    lines = ["nearest alignment (a measurement, not a verdict): " + near.matching
+             + ("" if near.scales == "exact" else f", {'least-squares' if near.scales == 'ratio' else 'power-of-two'}"
+                " positive scalings"),
+             f"  largest weight deviation |θ_A − θ_B'| after alignment ≈ {dec(near.max_deviation)} "
+             f"(exact: {fmt_q(near.max_deviation)}); relative to max |θ_A| ≈ {dec(near.reference_scale)}: {rel}",
+             f"  before alignment (B as given) ≈ {dec(near.unaligned_deviation)}; "
+             f"‖θ_A − θ_B'‖₂ ≈ {near.l2_deviation:.6g} after, {near.unaligned_l2:.6g} before (float64)",
+             "  per layer map: " + ", ".join(f"{l}: {dec(d)}" for l, d in enumerate(near.layer_deviations, 1))]
+    lines += [_element_line(f"  hidden layer {l}", g) for l, g in enumerate(near.elements, 1)]
+    if output:
+        lines.append(f"aligned network: {output} (B permuted and rescaled: exactly B's function; stored as "
+                     f"{float_type}; no certificate, B is not in A's orbit)")
+    return "\n".join(lines) + "\n"
+
+
+def _elements_json(elements):
+    return [{"layer": l, "perm": list(g.perm), "scale": [fmt_q(s) for s in g.scale]}
+            for l, g in enumerate(elements, 1)]
+
+
+def generate_alignment_json(al, reference: str, other: str, *, nearest=None, output: str | None = None,
+                            float_type: str | None = None, certificate: str | None = None) -> str:
+    """``reluid align --format json``: the exact decision, and with ``--nearest`` the measurement."""
+    import json
+
+    doc = {"format": "reluid.align/1", "reference": reference, "other": other, "same_orbit": al.same_orbit,
+           "first_difference": al.first_difference, "reason": al.reason,
+           "elements": _elements_json(al.elements) if al.same_orbit else None,
+           "output": output, "float_type": float_type, "certificate": certificate, "nearest": None}
+    if nearest is not None:
+        doc["nearest"] = {
+            "kind": "measurement (not a verdict)", "matching": nearest.matching, "scales": nearest.scales,
+            "max_deviation": fmt_q(nearest.max_deviation), "max_deviation_decimal": float(nearest.max_deviation),
+            "layer_deviations": [fmt_q(d) for d in nearest.layer_deviations],
+            "layer_deviations_decimal": [float(d) for d in nearest.layer_deviations],
+            "unaligned_deviation": fmt_q(nearest.unaligned_deviation),
+            "unaligned_deviation_decimal": float(nearest.unaligned_deviation),
+            "reference_scale": fmt_q(nearest.reference_scale),
+            "relative": None if nearest.relative is None else fmt_q(nearest.relative),
+            "relative_decimal": None if nearest.relative is None else float(nearest.relative),
+            "l2_deviation_float64": nearest.l2_deviation, "unaligned_l2_float64": nearest.unaligned_l2,
+            "elements": _elements_json(nearest.elements)}
+    return json.dumps(doc, indent=1) + "\n"
 
 
 def generate_alignment_check(check, path: str) -> str:

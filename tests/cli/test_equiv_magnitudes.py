@@ -123,3 +123,68 @@ def test_bad_near_file_is_invalid_input(tmp_path):
     np.save(wrong, np.zeros((3, 5)))
     code, _, err = run("equiv", BASE, TUNED, "--near", wrong)
     assert code == 4 and "5 coordinates" in err and err.count("\n") == 1
+
+
+SECOND = T / "torch_digits_64_32_32_10_second.onnx"
+
+
+def test_align_nearest_reports_the_deviation_of_two_independently_trained_networks():
+    code, out, _ = run("align", BASE, SECOND, "--nearest", "--format", "json")
+    doc = json.loads(out)
+    near = doc["nearest"]
+    assert code == 1 and doc["same_orbit"] is False and near["kind"] == "measurement (not a verdict)"
+    a, b = reluid.load(BASE), reluid.load(SECOND)
+    from reluid.model.symmetry import GroupElement, act_layers
+    g = [GroupElement(tuple(e["perm"]), tuple(F(s) for s in e["scale"])) for e in near["elements"]]
+    aligned = act_layers(g, b)
+    dev = max(abs(x - y) for L, R in zip(aligned.layers, a.layers)
+              for r1, r2 in zip(L.weight + (L.bias,), R.weight + (R.bias,)) for x, y in zip(r1, r2))
+    assert F(near["max_deviation"]) == dev and near["max_deviation_decimal"] == float(dev)
+    assert dev < F(near["unaligned_deviation"])                       # matching brings them closer
+    assert near["l2_deviation_float64"] < 0.8 * near["unaligned_l2_float64"]
+    assert any(e["perm"] != sorted(e["perm"]) for e in near["elements"])
+    code, text, _ = run("align", BASE, SECOND, "--nearest")
+    assert code == 1 and "nearest alignment (a measurement, not a verdict)" in text
+    assert "largest weight deviation" in text and "not in the orbit" in text
+
+
+def test_align_nearest_on_a_float_rescaled_copy_finds_the_scales():
+    from reluid.analysis.deep.align import nearest_alignment
+    a, r = reluid.load(BASE), reluid.load(RESCALED)
+    near = nearest_alignment(a, r)
+    assert near.max_deviation > 0 and near.relative < F(1, 10 ** 6)   # rounding only: not one orbit, but close
+    assert near.unaligned_deviation > F(1, 10)
+    assert all(g.perm == tuple(range(32)) for g in near.elements)
+    x = [F(k % 7, 8) for k in range(64)]
+    assert near.aligned(x) == r(x)                                    # exactly the other's function
+
+
+def test_align_nearest_writes_float32_with_the_names_kept(tmp_path):
+    import onnx
+    out = tmp_path / "b.onnx"
+    code, text, err = run("align", BASE, SECOND, "--nearest", "--scales", "pow2", "-o", out)
+    assert code == 1 and "stored as float32" in text, err
+    m = onnx.load(str(out))
+    assert [i.name for i in m.graph.input] == ["x"] and [o.name for o in m.graph.output] == ["logits"]
+    assert {t.data_type for t in m.graph.initializer} == {onnx.TensorProto.FLOAT}
+    x = [F(k % 5, 4) for k in range(64)]
+    assert reluid.load(out)(x) == reluid.load(SECOND)(x)
+    code, _, err = run("align", BASE, SECOND, "--nearest", "-o", tmp_path / "c.onnx")
+    assert code == 2 and "--scales pow2" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("suffix", [".onnx", ".safetensors", ".npz"])
+def test_align_in_the_orbit_keeps_float32(tmp_path, suffix):
+    from reluid.model.symmetry import GroupElement, act_layers
+    a = reluid.load(BASE)
+    g = [GroupElement(tuple(reversed(range(32))), tuple(F(2) ** (k % 3 - 1) for k in range(32))) for _ in range(2)]
+    b_path = tmp_path / f"b{suffix}"
+    reluid.io.save(act_layers(g, a), b_path, float_type="float32", names=("x", "logits"))
+    out = tmp_path / f"aligned{suffix}"
+    code, text, err = run("align", BASE, b_path, "-o", out)
+    assert code == 0 and "stored as float32" in text, err
+    assert reluid.load(out) == a
+    from reluid.io.loader import stored_types
+    assert stored_types(out)[0] == "float32"
+    if suffix == ".onnx":
+        assert stored_types(out)[1] == ("x", "logits")
