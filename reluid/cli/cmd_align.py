@@ -85,7 +85,7 @@ def run(args, stdout, stderr) -> int:
         print("reluid align: error: with --nearest, the least-squares scalings are rarely floats, so the aligned "
               "network fits only a .json OUT; give --scales pow2 to write a float file exactly", file=stderr)
         return 2
-    a, b = load_network(args.reference, args), load_network(args.other, args)
+    a, b = load_network(args.reference, args, stderr), load_network(args.other, args, stderr)
     if args.verify is not None:
         doc = api.read_alignment(args.verify)
         res = api.check_alignment(doc, a, b)

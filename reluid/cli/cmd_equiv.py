@@ -82,7 +82,7 @@ def run(args, stdout, stderr) -> int:
     region = parse_box(args.box) if args.box else None
     if args.near:
         region = read_points(args.near)
-    a, b = load_network(args.net1, args), load_network(args.net2, args)
+    a, b = load_network(args.net1, args, stderr), load_network(args.net2, args, stderr)
     if region is not None and region.kind == "near" and region.points.shape[1] != a.input_dim:
         raise InvalidNetwork(f"--near: the rows have {region.points.shape[1]} coordinates; the networks have "
                              f"{a.input_dim} inputs", args.near)

@@ -59,6 +59,15 @@ _CHAIN_OPS = frozenset({"Gemm", "MatMul", "Add", "Relu", "BatchNormalization", "
                         "Reshape", "Flatten"})
 _OUTPUT_ACTIVATIONS = frozenset({"Softmax", "LogSoftmax", "Sigmoid", "Relu"})
 _SKLEARN_OPS = frozenset({"ZipMap", "ArgMax", "ArrayFeatureExtractor"})
+#: Layers of other kinds of networks, refused by name wherever they stand in the graph.
+_FOREIGN_LAYERS = {
+    "Conv": "a convolution", "ConvTranspose": "a transposed convolution", "ConvInteger": "a convolution",
+    "QLinearConv": "a convolution", "MaxPool": "pooling", "AveragePool": "pooling", "GlobalAveragePool": "pooling",
+    "GlobalMaxPool": "pooling", "LpPool": "pooling", "LSTM": "a recurrent layer", "GRU": "a recurrent layer",
+    "RNN": "a recurrent layer", "Attention": "attention", "MultiHeadAttention": "attention",
+    "LayerNormalization": "layer normalisation", "GroupNormalization": "group normalisation",
+    "InstanceNormalization": "instance normalisation", "Loop": "a loop", "If": "a branch", "Scan": "a loop",
+}
 _GEMM_ATTRIBUTES = {"alpha", "beta", "transA", "transB", "broadcast"}  # broadcast: opset < 7
 _NUMERIC_TYPES = frozenset({
     TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.BFLOAT16,
@@ -93,6 +102,11 @@ class _Affine:
 # reading
 # ---------------------------------------------------------------------------
 def _load_model(path: str):
+    try:
+        if os.path.getsize(path) == 0:
+            raise InvalidNetwork("the file is empty (0 bytes), not an ONNX model", path)
+    except OSError:
+        pass  # onnx.load reports a missing or unreadable file
     try:
         return onnx.load(path, load_external_data=False)
     except Exception as exc:  # protobuf raises DecodeError, upb a RuntimeError, ...: any is a bad file
@@ -186,8 +200,21 @@ def _refuse_sklearn(model, graph) -> None:
             "certifies its logits, or export the logits alone")
 
 
+def _refuse_foreign(nodes: list) -> None:
+    """Name the first convolution, pooling, recurrent, ... node: those networks are not ReLU MLPs."""
+    for position, node in nodes:
+        op = _text(node.op_type)
+        if node.domain in ("", "ai.onnx") and op in _FOREIGN_LAYERS:
+            raise UnsupportedOperator(f"{_node_label(node, position)} is {_FOREIGN_LAYERS[op]}, not a fully "
+                                      "connected layer; reluid reads chains of Gemm/MatMul layers with Relu between "
+                                      "them")
+
+
 def _chain(model, graph, constants: dict, nodes: list, options: ReadOptions) -> list:
     """Walk the nodes from the graph input to its output; the steps in order."""
+    if not graph.node and not graph.input and not graph.output:
+        raise InvalidNetwork("the ONNX model is empty: it has no graph (no nodes, inputs or outputs)")
+    _refuse_foreign(nodes)
     inputs = [v for v in graph.input if v.name not in constants]
     if len(inputs) != 1:
         raise InvalidNetwork(f"the graph has {len(inputs)} non-constant inputs, expected 1")
