@@ -121,3 +121,10 @@ def test_plain_names_do_not_warn(tmp_path):
         warnings.simplefilter("error")
         net = reluid.load(path, assume="relu-mlp")
     assert "suggests" not in net.assumption
+
+
+def test_a_cnn_exported_by_torch_is_refused_naming_conv():
+    from tests.paths import ROOT
+    path = ROOT / "tests" / "fixtures" / "trained" / "torch_digits_cnn.onnx"
+    err = refused("certify", path)
+    assert "Conv node '/1/Conv' is a convolution" in err and "Reshape" not in err and "Mod" not in err
