@@ -320,12 +320,6 @@ class NearestAlignment:
     unaligned_l2: float = 0.0
 
 
-def _l2(n1: Network, n2: Network) -> float:
-    sq = sum(float(x - y) ** 2 for L, R in zip(n1.layers, n2.layers)
-             for r1, r2 in zip(L.weight, R.weight) for x, y in zip(r1, r2))
-    return (sq + sum(float(x - y) ** 2 for L, R in zip(n1.layers, n2.layers) for x, y in zip(L.bias, R.bias))) ** .5
-
-
 def _float_rows(L):
     import numpy as np
 
@@ -364,17 +358,50 @@ def _largest(net: Network) -> Fraction:
 
 
 def _max_abs_diff(L1, L2) -> Fraction:
+    """max |θ1 − θ2| over the weights and biases of two layers of one shape, exactly.
+
+    Floats choose the candidates: each parameter converted to float64 (correctly
+    rounded) and subtracted is within a few ulps of max(|θ1|, |θ2|) of the true
+    difference, so every entry whose float difference comes within
+    ``1e-12 · max |θ|`` (thousands of ulps) of the float maximum is a candidate,
+    and the largest exact difference among the candidates is the exact maximum.
+    """
+    import numpy as np
+
+    (W1, b1), (W2, b2) = _float_rows(L1), _float_rows(L2)
+    f1 = np.concatenate([W1.reshape(-1), b1])
+    f2 = np.concatenate([W2.reshape(-1), b2])
+    if f1.size == 0:
+        return Fraction(0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = np.abs(f1 - f2)
+    big = float(max(np.abs(f1).max(), np.abs(f2).max()))
+    if not (np.isfinite(diff).all() and np.isfinite(big)):   # beyond float64: every entry exactly
+        candidates = range(f1.size)
+    else:
+        candidates = np.flatnonzero(diff >= diff.max() - 1e-12 * big - 1e-300)
+    n = L1.n_in
     best = Fraction(0)
-    for r1, r2 in zip(L1.weight, L2.weight):
-        for x, y in zip(r1, r2):
-            d = abs(x - y)
-            if d > best:
-                best = d
-    for x, y in zip(L1.bias, L2.bias):
-        d = abs(x - y)
+    for k in candidates:
+        k = int(k)
+        if k < L1.n_out * n:
+            d = abs(L1.weight[k // n][k % n] - L2.weight[k // n][k % n])
+        else:
+            d = abs(L1.bias[k - L1.n_out * n] - L2.bias[k - L1.n_out * n])
         if d > best:
             best = d
     return best
+
+
+def _l2(n1: Network, n2: Network) -> float:
+    """‖θ1 − θ2‖₂ over every parameter, in float64."""
+    import numpy as np
+
+    sq = 0.0
+    for L, R in zip(n1.layers, n2.layers):
+        (W1, b1), (W2, b2) = _float_rows(L), _float_rows(R)
+        sq += float(((W1 - W2) ** 2).sum() + ((b1 - b2) ** 2).sum())
+    return float(np.sqrt(sq))
 
 
 def nearest_alignment(reference: Network, other: Network, *, scales: str = "ratio") -> NearestAlignment:
