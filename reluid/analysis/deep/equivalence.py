@@ -450,8 +450,8 @@ def search_region(a: Network, b: Network, region: Region, *, seed: int = 0, prob
                   exact_checks: int = 32, also: Sequence[Difference] = ()) -> RegionSearch:
     """Look for an input in ``region`` where ``a`` and ``b`` differ; the difference reported is exact.
 
-    Float64 forward passes rank the candidate points by their float relative
-    difference; the best ``exact_checks`` (and a few random ones) are
+    Float64 forward passes rank the candidate points by their float absolute
+    and relative differences; the best ``exact_checks`` (and a few random ones) are
     evaluated exactly, and among those that differ exactly the one with the
     largest exact ``abs_diff`` is returned.  Floats only choose.  ``also``
     holds differences already known (from another search); those inside a
@@ -479,10 +479,16 @@ def search_region(a: Network, b: Network, region: Region, *, seed: int = 0, prob
         ya, yb = _forward(fa, X), _forward(fb, X)
         out_scale = float(np.nan_to_num(np.abs(ya).max(), nan=np.inf)) if ya.size else 0.0
         scale = np.maximum(np.abs(ya).max(axis=1), np.abs(yb).max(axis=1))
-        score = np.abs(ya - yb).max(axis=1) / np.where(scale > 0, scale, 1.0)
-    score = np.nan_to_num(score, nan=np.inf)
-    order = np.argsort(-score, kind="stable")
-    top = [int(i) for i in order[: exact_checks]]
+        absolute = np.abs(ya - yb).max(axis=1)
+        score = absolute / np.where(scale > 0, scale, 1.0)
+    score, absolute = np.nan_to_num(score, nan=np.inf), np.nan_to_num(absolute, nan=np.inf)
+    top = []                     # the largest float differences, absolute and relative, in turn
+    for i, j in zip(np.argsort(-absolute, kind="stable"), np.argsort(-score, kind="stable")):
+        for k in (int(i), int(j)):
+            if k not in top and len(top) < exact_checks:
+                top.append(k)
+        if len(top) >= exact_checks:
+            break
     seen = set(top)
     rest = [int(i) for i in rng.permutation(len(Xi))[: exact_checks // 4] if int(i) not in seen]
     chosen = top + rest
