@@ -77,7 +77,7 @@ def run(args, stdout, stderr) -> int:
     from reluid.analysis.deep.equivalence import measure, search_region
     from reluid.api import equivalent
     from reluid.errors import InvalidNetwork
-    from reluid.report.equivalence import generate_equivalence, generate_equivalence_json
+    from reluid.report.equivalence import describe_region, generate_equivalence, generate_equivalence_json
 
     region = parse_box(args.box) if args.box else None
     if args.near:
@@ -92,11 +92,17 @@ def run(args, stdout, stderr) -> int:
     if region is not None and eq.equal is not True:
         found = search_region(a, b, region, seed=args.seed,
                               also=() if difference is None else (difference,))
+    if eq.equal is None and found is not None and found.found is not None:
+        from dataclasses import replace
+
+        d = found.found            # the region search decided it: an exact distinguishing input
+        eq = replace(eq, equal=False, input=d.input, outputs=d.outputs, method="float search in the region",
+                     reason=f"the exact outputs differ at an input found in {describe_region(found.region)}; "
+                            f"before it: {eq.reason}")
+        difference = d
     if args.format == "json":
         stdout.write(generate_equivalence_json(eq, args.net1, args.net2, difference, found))
     else:
         stdout.write(generate_equivalence(eq, args.net1, args.net2, depth=a.depth, difference=difference,
                                           region=found, labels=("net1", "net2")))
-    if eq.equal is None and found is not None and found.found is not None:
-        return 1                      # the region search found an exact difference: the functions differ
     return 3 if eq.equal is None else 0 if eq.equal else 1

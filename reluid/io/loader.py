@@ -4,8 +4,8 @@
 readers (``.npz``, ``.onnx``, ``.safetensors``) all end in
 :func:`network_from_arrays`, which validates a list of ``(weight, bias)`` numpy
 arrays and converts every entry to the exact rational it holds; the binary
-writers start from :func:`float64_arrays`, which refuses any network that
-float64 cannot hold exactly.
+writers start from :func:`float_arrays` (float64 by default, or float32),
+which refuses any network that the float type cannot hold exactly.
 
 Every problem with a file is reported as :class:`~reluid.errors.InvalidNetwork`
 (or its subclass :class:`~reluid.errors.UnsupportedOperator`) with a one-line
@@ -45,6 +45,8 @@ __all__ = [
     "network_from_arrays",
     "exact_values",
     "float64_arrays",
+    "float_arrays",
+    "stored_types",
     "read_bytes",
     "write_bytes",
     "one_line",
@@ -643,18 +645,12 @@ def float_arrays(net: Network, float_type: str = "float64") -> list[tuple[np.nda
     return out
 
 
-def float64_arrays(net: Network) -> list[tuple[np.ndarray, np.ndarray]]:  # noqa: D401 (float_arrays's default)
-    """``[(weight, bias), ...]`` as float64 arrays holding ``net`` exactly.
+def float64_arrays(net: Network) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``[(weight, bias), ...]`` as float64 arrays holding ``net`` exactly (:func:`float_arrays`).
 
     Raises
     ------
     InvalidNetwork
         If some parameter is not exactly a float64 (such as 1/3).
     """
-    out = []
-    for i, L in enumerate(net.layers):
-        flat = [x for row in L.weight for x in row]
-        W = _float64_array(flat, (L.n_out, L.n_in), f"layer {i} weight")
-        b = _float64_array(list(L.bias), (L.n_out,), f"layer {i} bias")
-        out.append((W, b))
-    return out
+    return float_arrays(net, "float64")

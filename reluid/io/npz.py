@@ -23,7 +23,7 @@ import numpy as np
 from reluid.errors import InvalidNetwork
 from reluid.model.network import Network
 from reluid.io.loader import (
-    MAX_FILE_BYTES, ArrayLayer, check_param_count, float64_arrays, float_arrays, network_from_arrays,
+    MAX_FILE_BYTES, ArrayLayer, check_param_count, float_arrays, network_from_arrays,
     one_line, write_bytes,
 )
 

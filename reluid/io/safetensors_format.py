@@ -49,7 +49,7 @@ from safetensors.numpy import save as _save_tensors
 from reluid.errors import InvalidNetwork
 from reluid.model.network import Network
 from reluid.io.loader import (
-    ASSUMPTIONS, ArrayLayer, ReadOptions, check_param_count, float64_arrays, float_arrays, network_from_arrays, one_line,
+    ASSUMPTIONS, ArrayLayer, ReadOptions, check_param_count, float_arrays, network_from_arrays, one_line,
     read_bytes, unique_keys, write_bytes,
 )
 

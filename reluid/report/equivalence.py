@@ -6,6 +6,7 @@ from reluid.model.symmetry import GroupElement
 from reluid.report.certificate import fmt_q, fmt_vec
 
 __all__ = ["generate_equivalence", "generate_equivalence_json", "generate_difference", "generate_region_search",
+           "describe_region",
            "generate_alignment", "generate_alignment_check", "generate_nearest", "generate_nearest_json",
            "MAX_LISTED", "SCALE_DEFINITION"]
 
@@ -68,9 +69,16 @@ def generate_difference(d, name1: str, name2: str, indent: str = "") -> list:
             f"{indent}exact: |Δ| = {fmt_q(d.abs_diff)}"]
 
 
+def describe_region(region) -> str:
+    """A :class:`~reluid.analysis.deep.equivalence.Region` in words."""
+    if region.kind == "box":
+        return f"the box [{dec(region.lo)}, {dec(region.hi)}] (every coordinate)"
+    return f"near the {region.points.shape[0]} given points"
+
+
 def generate_region_search(rs, name1: str, name2: str) -> list:
     """Lines for a :class:`~reluid.analysis.deep.equivalence.RegionSearch`."""
-    where = rs.region.describe()
+    where = describe_region(rs.region)
     how = f"{rs.probes} float probes, {rs.exact_checks} evaluated exactly"
     if rs.found is None:
         return [f"{where}: no distinguishing input found ({how}); this search does not show that the functions "

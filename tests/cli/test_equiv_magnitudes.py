@@ -188,3 +188,17 @@ def test_align_in_the_orbit_keeps_float32(tmp_path, suffix):
     assert stored_types(out)[0] == "float32"
     if suffix == ".onnx":
         assert stored_types(out)[1] == ("x", "logits")
+
+
+def test_a_region_search_decides_what_the_global_search_left_open(monkeypatch):
+    import reluid.analysis.deep.equivalence as deq
+    monkeypatch.setattr(deq, "search_difference", lambda a, b, **kw: (None, None, None, 0))
+    monkeypatch.setattr(deq, "REGION_SPLIT_LIMITS", (0, 0))
+    monkeypatch.setattr(deq, "Z3_LIMIT", 0)
+    code, out, _ = run("equiv", BASE, TUNED)
+    assert code == 3 and out.startswith("unknown")
+    code, out, _ = run("equiv", BASE, TUNED, "--box", "0,1", "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and doc["equal"] is False and doc["method"] == "float search in the region"
+    x = [F(v) for v in doc["difference"]["input"]]
+    assert all(0 <= v <= 1 for v in x) and reluid.load(BASE)(x) != reluid.load(TUNED)(x)

@@ -503,7 +503,7 @@ def nearest_alignment(reference: Network, other: Network, *, scales: str = "rati
 
 
 def _refine_scales(reference: Network, other: Network, perms, sigmas, sweeps: int = 3):
-    """Coordinate descent on the scalings: each neuron's σ minimises ‖τ·row − a‖² + ‖col/τ − d‖² in turn.
+    """Coordinate descent on the scalings: each neuron's σ in turn minimises ‖τ·row − a‖² + ‖col/τ − d‖².
 
     ``row`` is the neuron's incoming row (weights and bias) and ``col`` its
     outgoing column, both in the reference's coordinates; the minimiser is a

@@ -390,10 +390,6 @@ class Region:
         """Whether the exact point x lies in a box (always True for ``near``)."""
         return self.kind != "box" or all(self.lo <= v <= self.hi for v in x)
 
-    def describe(self) -> str:
-        if self.kind == "box":
-            return f"the box [{float(self.lo):g}, {float(self.hi):g}] (every coordinate)"
-        return f"near the {self.points.shape[0]} given points"
 
 
 @dataclass(frozen=True, slots=True)
