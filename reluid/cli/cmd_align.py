@@ -49,8 +49,8 @@ def write_aligned(net, output: str, sources) -> str:
     network being aligned comes first; when its weights are not all exactly of
     that type, float64 is tried; otherwise the writer's error stands.
     """
+    from reluid.api import save, stored_types
     from reluid.errors import InvalidNetwork
-    from reluid.io.loader import save, stored_types
 
     float_type, names = None, None
     for path in sources:
@@ -96,9 +96,7 @@ def run(args, stdout, stderr) -> int:
         near = None
         written = None
         if args.nearest and al.same_orbit is False and a.architecture == b.architecture:
-            from reluid.analysis.deep.align import nearest_alignment
-
-            near = nearest_alignment(a, b, scales=args.scales)
+            near = api.nearest_alignment(a, b, scales=args.scales)
             if args.output:
                 written = write_aligned(near.aligned, args.output, (args.other, args.reference))
         if args.format == "json":

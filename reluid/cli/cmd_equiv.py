@@ -41,7 +41,7 @@ def parse_box(text: str):
     """``"LO,HI"`` → Region.box; InvalidArgument when it is not two numbers with LO ≤ HI."""
     from fractions import Fraction
 
-    from reluid.analysis.deep.equivalence import Region
+    from reluid.api import region
     from reluid.errors import InvalidArgument
 
     parts = text.split(",")
@@ -51,14 +51,14 @@ def parse_box(text: str):
         lo, hi = (Fraction(t.strip()) for t in parts)
     except (ValueError, ZeroDivisionError):
         raise InvalidArgument(f"--box expects LO,HI (two numbers), got {text!r}") from None
-    return Region.box(lo, hi)
+    return region(box=(lo, hi))
 
 
 def read_points(path: str):
     """The rows of a ``.npy`` file (never unpickled) → Region.near; InvalidNetwork (exit 4) when unreadable."""
     import numpy as np
 
-    from reluid.analysis.deep.equivalence import Region
+    from reluid.api import region
     from reluid.errors import InvalidArgument, InvalidNetwork
 
     try:
@@ -68,14 +68,13 @@ def read_points(path: str):
     if not isinstance(X, np.ndarray) or X.dtype.kind not in "fiu":
         raise InvalidNetwork("--near: expected a numeric array of inputs, one per row", path)
     try:
-        return Region.near(X)
+        return region(near=X)
     except InvalidArgument as e:
         raise InvalidNetwork(f"--near: {e}", path) from None
 
 
 def run(args, stdout, stderr) -> int:
-    from reluid.analysis.deep.equivalence import measure, search_region
-    from reluid.api import equivalent
+    from reluid.api import difference as measure, equivalent, search_region
     from reluid.errors import InvalidNetwork
     from reluid.report.equivalence import describe_region, generate_equivalence, generate_equivalence_json
 

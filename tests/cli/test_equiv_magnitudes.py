@@ -202,3 +202,31 @@ def test_a_region_search_decides_what_the_global_search_left_open(monkeypatch):
     assert code == 1 and doc["equal"] is False and doc["method"] == "float search in the region"
     x = [F(v) for v in doc["difference"]["input"]]
     assert all(0 <= v <= 1 for v in x) and reluid.load(BASE)(x) != reluid.load(TUNED)(x)
+
+
+def test_nearest_without_scipy_falls_back_to_greedy_matching(monkeypatch):
+    import builtins
+
+    from reluid.analysis.deep.align import nearest_alignment
+    real_import = builtins.__import__
+
+    def no_scipy(name, *args, **kwargs):
+        if name.startswith("scipy"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_scipy)
+    a, r = reluid.load(BASE), reluid.load(RESCALED)
+    near = nearest_alignment(a, r)
+    assert near.matching.startswith("greedy") and all(g.perm == tuple(range(32)) for g in near.elements)
+    assert near.relative < F(1, 10 ** 6)
+
+
+def test_api_wrappers():
+    a, b = reluid.load(BASE), reluid.load(TUNED)
+    from reluid import api
+    rs = api.search_region(a, b, api.region(box=(0, 1)))
+    assert rs.found is not None and api.difference(a, b, rs.found.input) == rs.found
+    with pytest.raises(reluid.errors.InvalidArgument):
+        api.region()
+    assert api.nearest_alignment(a, b).max_deviation > 0
