@@ -29,7 +29,8 @@ __all__ = [
     "from_torch", "from_sklearn", "as_network",
     "certify", "decide", "check",
     "equivalent", "canonical_form", "is_canonical", "same_orbit", "align", "alignment_document", "write_alignment",
-    "read_alignment", "check_alignment", "activation_regions",
+    "read_alignment", "check_alignment", "activation_regions", "difference", "region", "search_region",
+    "nearest_alignment", "stored_types",
     "reduce_network", "reduction_document", "write_reduction", "read_reduction", "check_reduction",
     "minimal_form", "is_minimal", "zero_factor_reduction", "ominus", "stabilizer",
     "find_flip_set", "is_flip_set", "functional_dimension", "conditions", "evaluate_conditions",
@@ -151,11 +152,23 @@ def as_network(net) -> Network:
                           f"got {type(net).__name__}")
 
 
-def save(net: Network | Shallow, path) -> None:
-    """Write a network file (the format follows the suffix); see :func:`reluid.io.save`."""
+def save(net: Network | Shallow, path, *, float_type: str = "float64", names: tuple[str, str] | None = None) -> None:
+    """Write a network file (the format follows the suffix); see :func:`reluid.io.save`.
+
+    ``float_type`` ("float64" or "float32") is the element type of the binary
+    formats, written only when every parameter is exactly of that type;
+    ``names`` are an ONNX file's input and output names.
+    """
     from reluid.io import save as _save
 
-    _save(_network(net), path)
+    _save(_network(net), path, float_type=float_type, names=names)
+
+
+def stored_types(path):
+    """``(float_type, names)`` of a network file (see :func:`reluid.io.loader.stored_types`)."""
+    from reluid.io.loader import stored_types as _stored
+
+    return _stored(path)
 
 
 def parse_network(text: str) -> Network:
@@ -405,6 +418,47 @@ def align(reference: Network | Shallow, other: Network | Shallow):
     from reluid.analysis.deep.align import align as _align
 
     return _align(_network(reference, "reference"), _network(other, "other"))
+
+
+def nearest_alignment(reference: Network | Shallow, other: Network | Shallow, *, scales: str = "ratio"):
+    """The best permutation and positive scaling per hidden layer by weight matching, with the exact deviation.
+
+    A measurement, never a verdict (a ``NearestAlignment``; see
+    :func:`reluid.analysis.deep.align.nearest_alignment`): ``aligned`` computes
+    exactly ``other``'s function and ``max_deviation`` is the exact largest
+    |θ_reference − θ_aligned|.  Raises ``IncompatibleNetworks`` when the
+    architectures differ.
+    """
+    from reluid.analysis.deep.align import nearest_alignment as _nearest
+
+    return _nearest(_network(reference, "reference"), _network(other, "other"), scales=scales)
+
+
+def difference(net1: Network | Shallow, net2: Network | Shallow, x):
+    """The exact size of the difference of two networks at the rational input ``x`` (a ``Difference``)."""
+    from reluid.analysis.deep.equivalence import measure
+
+    return measure(_network(net1, "net1"), _network(net2, "net2"), x)
+
+
+def region(*, box=None, near=None):
+    """A region to search for distinguishing inputs: ``box=(lo, hi)`` for every coordinate, or ``near=points``."""
+    from reluid.analysis.deep.equivalence import Region
+
+    if (box is None) == (near is None):
+        raise InvalidArgument("give exactly one of box=(lo, hi) and near=points")
+    return Region.box(*box) if box is not None else Region.near(near)
+
+
+def search_region(net1: Network | Shallow, net2: Network | Shallow, where, *, seed: int = 0, also=()):
+    """Look for an input in the region ``where`` at which the networks differ (a ``RegionSearch``).
+
+    Float probes choose; the difference reported is exact.  ``found`` None
+    means none was found there, which proves nothing about equality.
+    """
+    from reluid.analysis.deep.equivalence import search_region as _search
+
+    return _search(_network(net1, "net1"), _network(net2, "net2"), where, seed=seed, also=also)
 
 
 def alignment_document(alignment, reference: Network | Shallow, other: Network | Shallow, *,

@@ -18,12 +18,27 @@ def add_input_options(p) -> None:
                         "or with its scale γ/√(σ²+ε) rounded to float32 (recorded in the certificate)")
 
 
-def load_network(path, args=None):
-    """Read ``path`` with the statements of :func:`add_input_options` found on ``args``."""
+def load_network(path, args=None, stderr=None):
+    """Read ``path`` with the statements of :func:`add_input_options` found on ``args``.
+
+    A warning of the reader (module names that suggest another function than
+    the one stated, say) is printed as one line on ``stderr`` (default: the
+    process's standard error).
+    """
+    import sys
+    import warnings
+
     from reluid.api import load
 
-    return load(path, assume=getattr(args, "assume", None), layers=getattr(args, "layers", None),
-                batchnorm=getattr(args, "batchnorm", None) or "exact", spelling="cli")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        net = load(path, assume=getattr(args, "assume", None), layers=getattr(args, "layers", None),
+                   batchnorm=getattr(args, "batchnorm", None) or "exact", spelling="cli")
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            command = getattr(args, "command", None)
+            print(f"reluid{' ' + command if command else ''}: warning: {w.message}", file=stderr or sys.stderr)
+    return net
 
 
 def positive_float(text: str) -> float:

@@ -4,8 +4,8 @@
 readers (``.npz``, ``.onnx``, ``.safetensors``) all end in
 :func:`network_from_arrays`, which validates a list of ``(weight, bias)`` numpy
 arrays and converts every entry to the exact rational it holds; the binary
-writers start from :func:`float64_arrays`, which refuses any network that
-float64 cannot hold exactly.
+writers start from :func:`float_arrays` (float64 by default, or float32),
+which refuses any network that the float type cannot hold exactly.
 
 Every problem with a file is reported as :class:`~reluid.errors.InvalidNetwork`
 (or its subclass :class:`~reluid.errors.UnsupportedOperator`) with a one-line
@@ -45,6 +45,8 @@ __all__ = [
     "network_from_arrays",
     "exact_values",
     "float64_arrays",
+    "float_arrays",
+    "stored_types",
     "read_bytes",
     "write_bytes",
     "one_line",
@@ -225,16 +227,22 @@ def read_file(path, options: ReadOptions = ReadOptions()) -> Network:
         raise _printable(err.with_path(path)) from None
 
 
-def save(net: Network, path) -> None:
+def save(net: Network, path, *, float_type: str = "float64", names: tuple[str, str] | None = None) -> None:
     """Write ``net`` to ``path``, choosing the format by its suffix.
 
-    ``.json`` keeps every rational exactly.  The binary formats store float64
-    and are written only when every parameter is exactly a float64.
+    ``.json`` keeps every rational exactly.  The binary formats store
+    ``float_type`` (float64 by default, or float32) and are written only when
+    every parameter is exactly a value of that type.
 
     Parameters
     ----------
     net : Network
     path : str or os.PathLike
+    float_type : {"float64", "float32"}, keyword-only
+        The element type of the binary formats (ignored by ``.json``).
+    names : (str, str), keyword-only
+        The names of the graph input and output (``.onnx`` only; default
+        ``input`` and ``output``).
 
     Raises
     ------
@@ -250,10 +258,60 @@ def save(net: Network, path) -> None:
         raise InvalidArgument(f"save expects a Network, got {type(net).__name__}")
     path = os.fspath(path)
     module = _format_module(path, for_writing=True)
+    if float_type not in FLOAT_TYPES:
+        raise InvalidArgument(f"float_type must be one of {', '.join(FLOAT_TYPES)}, not {float_type!r}")
+    options = {}
+    if module.__name__ != "reluid.io.json_format":
+        options["float_type"] = float_type
+    if names is not None and module.__name__ == "reluid.io.onnx_format":
+        options["names"] = names
     try:
-        module.write(net, path)
+        module.write(net, path, **options)
     except InvalidNetwork as err:
         raise err.with_path(path) from None
+
+
+def stored_types(path) -> tuple[str | None, tuple[str, str] | None]:
+    """``(float_type, names)`` of a network file: its parameters' float type, and (ONNX) its input and output names.
+
+    ``float_type`` is ``"float32"`` when every float parameter is stored as
+    float32 (or narrower), ``"float64"`` when some is float64, None for
+    ``.json`` or a file without float parameters; ``names`` is None except
+    for ``.onnx``.  The file is assumed readable (it was loaded before).
+    """
+    path = os.fspath(path)
+    suffix = os.path.splitext(path)[1].lower()
+    kinds: set[str] = set()
+    names = None
+    if suffix == ".onnx":
+        import onnx
+
+        model = onnx.load(path, load_external_data=False)
+        inits = {t.name for t in model.graph.initializer}
+        by_code = {onnx.TensorProto.FLOAT: "float32", onnx.TensorProto.DOUBLE: "float64",
+                   onnx.TensorProto.FLOAT16: "float32", onnx.TensorProto.BFLOAT16: "float32"}
+        kinds = {by_code[t.data_type] for t in model.graph.initializer if t.data_type in by_code}
+        inputs = [v.name for v in model.graph.input if v.name not in inits]
+        if len(inputs) == 1 and len(model.graph.output) == 1:
+            names = (inputs[0], model.graph.output[0].name)
+    elif suffix == ".safetensors":
+        import json
+        import struct
+
+        with open(path, "rb") as fh:
+            (n,) = struct.unpack("<Q", fh.read(8))
+            header = json.loads(fh.read(n))
+        by_name = {"F64": "float64", "F32": "float32", "F16": "float32", "BF16": "float32"}
+        kinds = {by_name[e["dtype"]] for k, e in header.items() if k != "__metadata__" and e.get("dtype") in by_name}
+    elif suffix == ".npz":
+        with np.load(path, allow_pickle=False) as data:
+            for key in data.files:
+                kind = data[key].dtype
+                if kind.kind == "f":
+                    kinds.add("float64" if kind.itemsize > 4 else "float32")
+    if not kinds:
+        return None, names
+    return ("float64" if "float64" in kinds else "float32"), names
 
 
 # ---------------------------------------------------------------------------
@@ -551,33 +609,48 @@ def _is_float64(q: Fraction) -> bool:
         return False
 
 
-def _float64_array(values: list[Fraction], shape: tuple[int, ...], what: str) -> np.ndarray:
+#: The float types the binary writers store.
+FLOAT_TYPES = ("float32", "float64")
+
+
+def _float64_array(values: list[Fraction], shape: tuple[int, ...], what: str,
+                   float_type: str = "float64") -> np.ndarray:
+    dtype = np.dtype(float_type)
     try:
-        array = np.array(list(map(float, values)), dtype=np.float64)
-        exact = exact_values(array) == values
+        with np.errstate(over="ignore"):
+            array = np.array(list(map(float, values)), dtype=np.float64).astype(dtype)
+        exact = bool(np.isfinite(array).all()) and exact_values(array) == values
     except OverflowError:
         exact = False
     if not exact:
-        bad = next(i for i, q in enumerate(values) if not _is_float64(q))
+        bad = next(i for i, q in enumerate(values)
+                   if not _is_float64(q) or (float_type == "float32" and Fraction(float(np.float32(float(q)))) != q))
         index = "][".join(str(int(j)) for j in np.unravel_index(bad, shape))
         raise InvalidNetwork(
-            f"{what}[{index}] = {values[bad]} is not exactly a float64; "
+            f"{what}[{index}] = {values[bad]} is not exactly a {float_type}; "
             "save to .json to keep exact rationals")
     return array.reshape(shape)
 
 
+def float_arrays(net: Network, float_type: str = "float64") -> list[tuple[np.ndarray, np.ndarray]]:
+    """``[(weight, bias), ...]`` as ``float_type`` arrays holding ``net`` exactly (InvalidNetwork otherwise)."""
+    if float_type not in FLOAT_TYPES:
+        raise InvalidArgument(f"float_type must be one of {', '.join(FLOAT_TYPES)}, not {float_type!r}")
+    out = []
+    for i, L in enumerate(net.layers):
+        flat = [x for row in L.weight for x in row]
+        W = _float64_array(flat, (L.n_out, L.n_in), f"layer {i} weight", float_type)
+        b = _float64_array(list(L.bias), (L.n_out,), f"layer {i} bias", float_type)
+        out.append((W, b))
+    return out
+
+
 def float64_arrays(net: Network) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``[(weight, bias), ...]`` as float64 arrays holding ``net`` exactly.
+    """``[(weight, bias), ...]`` as float64 arrays holding ``net`` exactly (:func:`float_arrays`).
 
     Raises
     ------
     InvalidNetwork
         If some parameter is not exactly a float64 (such as 1/3).
     """
-    out = []
-    for i, L in enumerate(net.layers):
-        flat = [x for row in L.weight for x in row]
-        W = _float64_array(flat, (L.n_out, L.n_in), f"layer {i} weight")
-        b = _float64_array(list(L.bias), (L.n_out,), f"layer {i} bias")
-        out.append((W, b))
-    return out
+    return float_arrays(net, "float64")

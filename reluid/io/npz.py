@@ -23,7 +23,7 @@ import numpy as np
 from reluid.errors import InvalidNetwork
 from reluid.model.network import Network
 from reluid.io.loader import (
-    MAX_FILE_BYTES, ArrayLayer, check_param_count, float64_arrays, network_from_arrays,
+    MAX_FILE_BYTES, ArrayLayer, check_param_count, float_arrays, network_from_arrays,
     one_line, write_bytes,
 )
 
@@ -132,8 +132,8 @@ def read(path: str, options=None) -> Network:
     return network_from_arrays([ArrayLayer(arrays[w], arrays[b], w, b) for w, b in pairs], orientation_hint=True)
 
 
-def encode(net: Network) -> bytes:
-    """The ``.npz`` bytes of ``net``: float64 arrays ``W1, b1, ...``.
+def encode(net: Network, float_type: str = "float64") -> bytes:
+    """The ``.npz`` bytes of ``net``: ``float_type`` arrays ``W1, b1, ...``.
 
     Raises
     ------
@@ -146,13 +146,13 @@ def encode(net: Network) -> bytes:
                              "cannot record; save to .json, .onnx or .safetensors, which keep it")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
-        for i, (W, b) in enumerate(float64_arrays(net), start=1):
+        for i, (W, b) in enumerate(float_arrays(net, float_type), start=1):
             for key, array in ((f"W{i}", W), (f"b{i}", b)):
                 with zf.open(zipfile.ZipInfo(f"{key}.npy", date_time=_EPOCH), "w", force_zip64=True) as fh:
                     np.lib.format.write_array(fh, array, allow_pickle=False)
     return buffer.getvalue()
 
 
-def write(net: Network, path: str) -> None:
+def write(net: Network, path: str, float_type: str = "float64") -> None:
     """Write ``net`` as an ``.npz`` file (see :func:`encode`)."""
-    write_bytes(path, encode(net))
+    write_bytes(path, encode(net, float_type))

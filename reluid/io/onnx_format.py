@@ -45,7 +45,7 @@ from reluid.errors import InvalidNetwork, UnsupportedOperator
 from reluid.model.network import Network
 from reluid.io.chain import Affine, BatchNorm, Relu, Width, assemble
 from reluid.io.loader import (
-    MAX_FILE_BYTES, ArrayLayer, ReadOptions, check_param_count, float64_arrays, one_line, write_bytes,
+    MAX_FILE_BYTES, ArrayLayer, ReadOptions, check_param_count, float_arrays, one_line, write_bytes,
 )
 
 __all__ = ["read", "write", "encode", "OPSET"]
@@ -59,6 +59,15 @@ _CHAIN_OPS = frozenset({"Gemm", "MatMul", "Add", "Relu", "BatchNormalization", "
                         "Reshape", "Flatten"})
 _OUTPUT_ACTIVATIONS = frozenset({"Softmax", "LogSoftmax", "Sigmoid", "Relu"})
 _SKLEARN_OPS = frozenset({"ZipMap", "ArgMax", "ArrayFeatureExtractor"})
+#: Layers of other kinds of networks, refused by name wherever they stand in the graph.
+_FOREIGN_LAYERS = {
+    "Conv": "a convolution", "ConvTranspose": "a transposed convolution", "ConvInteger": "a convolution",
+    "QLinearConv": "a convolution", "MaxPool": "pooling", "AveragePool": "pooling", "GlobalAveragePool": "pooling",
+    "GlobalMaxPool": "pooling", "LpPool": "pooling", "LSTM": "a recurrent layer", "GRU": "a recurrent layer",
+    "RNN": "a recurrent layer", "Attention": "attention", "MultiHeadAttention": "attention",
+    "LayerNormalization": "layer normalisation", "GroupNormalization": "group normalisation",
+    "InstanceNormalization": "instance normalisation", "Loop": "a loop", "If": "a branch", "Scan": "a loop",
+}
 _GEMM_ATTRIBUTES = {"alpha", "beta", "transA", "transB", "broadcast"}  # broadcast: opset < 7
 _NUMERIC_TYPES = frozenset({
     TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.BFLOAT16,
@@ -93,6 +102,11 @@ class _Affine:
 # reading
 # ---------------------------------------------------------------------------
 def _load_model(path: str):
+    try:
+        if os.path.getsize(path) == 0:
+            raise InvalidNetwork("the file is empty (0 bytes), not an ONNX model", path)
+    except OSError:
+        pass  # onnx.load reports a missing or unreadable file
     try:
         return onnx.load(path, load_external_data=False)
     except Exception as exc:  # protobuf raises DecodeError, upb a RuntimeError, ...: any is a bad file
@@ -186,8 +200,21 @@ def _refuse_sklearn(model, graph) -> None:
             "certifies its logits, or export the logits alone")
 
 
+def _refuse_foreign(nodes: list) -> None:
+    """Name the first convolution, pooling, recurrent, ... node: those networks are not ReLU MLPs."""
+    for position, node in nodes:
+        op = _text(node.op_type)
+        if node.domain in ("", "ai.onnx") and op in _FOREIGN_LAYERS:
+            raise UnsupportedOperator(f"{_node_label(node, position)} is {_FOREIGN_LAYERS[op]}, not a fully "
+                                      "connected layer; reluid reads chains of Gemm/MatMul layers with Relu between "
+                                      "them")
+
+
 def _chain(model, graph, constants: dict, nodes: list, options: ReadOptions) -> list:
     """Walk the nodes from the graph input to its output; the steps in order."""
+    if not graph.node and not graph.input and not graph.output:
+        raise InvalidNetwork("the ONNX model is empty: it has no graph (no nodes, inputs or outputs)")
+    _refuse_foreign(nodes)
     inputs = [v for v in graph.input if v.name not in constants]
     if len(inputs) != 1:
         raise InvalidNetwork(f"the graph has {len(inputs)} non-constant inputs, expected 1")
@@ -442,31 +469,38 @@ def _names(step) -> tuple:
 # ---------------------------------------------------------------------------
 # writing
 # ---------------------------------------------------------------------------
-def encode(net: Network) -> bytes:
-    """The ``.onnx`` bytes of ``net``: a float64 ``Gemm``/``Relu`` chain.
+def encode(net: Network, float_type: str = "float64", names: tuple[str, str] | None = None) -> bytes:
+    """The ``.onnx`` bytes of ``net``: a ``float_type`` (float64 by default) ``Gemm``/``Relu`` chain.
 
-    The input is ``input`` of shape ``(N, n_in)`` and the output ``output``;
-    layer ``i`` is ``Gemm(x, W{i}, b{i}, transB=1)``.
+    The input is ``names[0]`` (default ``input``) of shape ``(N, n_in)`` and
+    the output ``names[1]`` (default ``output``); layer ``i`` is
+    ``Gemm(x, W{i}, b{i}, transB=1)``.
 
     Raises
     ------
     InvalidNetwork
-        If a parameter is not exactly a float64.
+        If a parameter is not exactly a ``float_type``, or the names collide
+        with the internal ones.
     """
+    input_name, output_name = names or ("input", "output")
+    arrays = float_arrays(net, float_type)
+    internal = {f"{p}{i}" for i in range(1, len(arrays) + 1) for p in ("W", "b", "z", "h")}
+    if not input_name or not output_name or input_name == output_name or {input_name, output_name} & internal:
+        raise InvalidNetwork(f"cannot name the graph input {input_name!r} and output {output_name!r}")
+    elem = TensorProto.FLOAT if float_type == "float32" else TensorProto.DOUBLE
     nodes, initializers = [], []
-    x = "input"
-    arrays = float64_arrays(net)
+    x = input_name
     for i, (W, b) in enumerate(arrays, start=1):
         initializers += [numpy_helper.from_array(W, f"W{i}"), numpy_helper.from_array(b, f"b{i}")]
-        z = "output" if i == len(arrays) else f"z{i}"
+        z = output_name if i == len(arrays) else f"z{i}"
         nodes.append(helper.make_node("Gemm", [x, f"W{i}", f"b{i}"], [z], name=f"gemm{i}", transB=1))
-        if z != "output":
+        if z != output_name:
             x = f"h{i}"
             nodes.append(helper.make_node("Relu", [z], [x], name=f"relu{i}"))
     graph = helper.make_graph(
         nodes, "reluid_network",
-        [helper.make_tensor_value_info("input", TensorProto.DOUBLE, ["N", net.input_dim])],
-        [helper.make_tensor_value_info("output", TensorProto.DOUBLE, ["N", net.output_dim])],
+        [helper.make_tensor_value_info(input_name, elem, ["N", net.input_dim])],
+        [helper.make_tensor_value_info(output_name, elem, ["N", net.output_dim])],
         initializer=initializers)
     model = helper.make_model(graph, producer_name="reluid", ir_version=8,
                               opset_imports=[helper.make_opsetid("", OPSET)])
@@ -475,6 +509,6 @@ def encode(net: Network) -> bytes:
     return model.SerializeToString()
 
 
-def write(net: Network, path: str) -> None:
+def write(net: Network, path: str, float_type: str = "float64", names: tuple[str, str] | None = None) -> None:
     """Write ``net`` as an ``.onnx`` file (see :func:`encode`)."""
-    write_bytes(path, encode(net))
+    write_bytes(path, encode(net, float_type, names))

@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import re
 import struct
+import warnings
 
 import numpy as np
 from safetensors.numpy import save as _save_tensors
@@ -48,7 +49,7 @@ from safetensors.numpy import save as _save_tensors
 from reluid.errors import InvalidNetwork
 from reluid.model.network import Network
 from reluid.io.loader import (
-    ASSUMPTIONS, ArrayLayer, ReadOptions, check_param_count, float64_arrays, network_from_arrays, one_line,
+    ASSUMPTIONS, ArrayLayer, ReadOptions, check_param_count, float_arrays, network_from_arrays, one_line,
     read_bytes, unique_keys, write_bytes,
 )
 
@@ -214,6 +215,30 @@ def _order(modules: dict, metadata: dict, options: ReadOptions) -> tuple[list[st
                          f"{options.flag('layers')} with them in the order the model applies them")
 
 
+#: Module-name fragments (lower case) that suggest a layer a relu-mlp statement leaves out.
+_SUSPICIOUS = (
+    (re.compile(r"leaky|lrelu|prelu|gelu|selu|silu|swish|mish|tanh|sigmoid|softplus|hardswish|(^|_)elu"),
+     "an activation other than ReLU"),
+    (re.compile(r"softmax"), "a softmax after a layer"),
+    (re.compile(r"resid|^res(block|net)?_?\d*$|skip|shortcut|downsample"), "a residual (skip) connection"),
+    (re.compile(r"attn|attention|conv|norm|embed|lstm|gru"), "a layer other than Linear"),
+)
+
+
+class StatementWarning(UserWarning):
+    """The names in a file suggest a function other than the one the user stated (``--assume``)."""
+
+
+def suspicious_names(modules) -> tuple[str, str] | None:
+    """``(what, module name)`` for the first module path whose name suggests a layer relu-mlp leaves out."""
+    for path in sorted(modules):
+        for component in path.lower().split("."):
+            for pattern, what in _SUSPICIOUS:
+                if pattern.search(component):
+                    return what, path
+    return None
+
+
 def _statement(metadata: dict, options: ReadOptions) -> str:
     """Where the architecture statement comes from (raises when there is none)."""
     stated = metadata.get(STATEMENT_KEY)
@@ -267,6 +292,13 @@ def read(path: str, options: ReadOptions = ReadOptions()) -> Network:
         layers.append(ArrayLayer(weight, bias, keys["weight"], bias_name))
     assumption = (f"relu-mlp ({stated_by}): Linear layers {' → '.join(order)} ({how}), ReLU between consecutive "
                   "layers, none after the last")
+    hint = suspicious_names(modules) if stated_by != "stated by the file's reluid metadata" else None
+    if hint is not None:
+        what, name = hint
+        note = (f"the module name {name!r} suggests {what}; the certificate is of the stated function (Linear "
+                "layers with ReLU between them), not necessarily of the model")
+        assumption = f"{assumption}; {note}"
+        warnings.warn(StatementWarning(f"{path}: {note}"), stacklevel=3)
     if metadata.get(ASSUMPTION_KEY):  # the network reluid saved had been read under an assumption itself
         assumption = f"{metadata[ASSUMPTION_KEY]}; {assumption}"
     return network_from_arrays(layers, name=metadata.get("reluid.name"),
@@ -274,8 +306,8 @@ def read(path: str, options: ReadOptions = ReadOptions()) -> Network:
                                orientation_hint=True)
 
 
-def encode(net: Network) -> bytes:
-    """The ``.safetensors`` bytes of ``net``: float64 tensors ``0.weight, 0.bias, 2.weight, ...``.
+def encode(net: Network, float_type: str = "float64") -> bytes:
+    """The ``.safetensors`` bytes of ``net``: ``float_type`` tensors ``0.weight, 0.bias, 2.weight, ...``.
 
     The metadata states the architecture (``"reluid": "relu-mlp"``) and the
     layer order (``"reluid.layers": "0,2,..."``), so reading it back needs no
@@ -284,10 +316,10 @@ def encode(net: Network) -> bytes:
     Raises
     ------
     InvalidNetwork
-        If a parameter is not exactly a float64.
+        If a parameter is not exactly a ``float_type``.
     """
     tensors = {}
-    for i, (W, b) in enumerate(float64_arrays(net)):
+    for i, (W, b) in enumerate(float_arrays(net, float_type)):
         tensors[f"{2 * i}.weight"] = W
         tensors[f"{2 * i}.bias"] = b
     metadata = {"format": "pt", STATEMENT_KEY: "relu-mlp",
@@ -301,6 +333,6 @@ def encode(net: Network) -> bytes:
     return _save_tensors(tensors, metadata=metadata)
 
 
-def write(net: Network, path: str) -> None:
+def write(net: Network, path: str, float_type: str = "float64") -> None:
     """Write ``net`` as a ``.safetensors`` file (see :func:`encode`)."""
-    write_bytes(path, encode(net))
+    write_bytes(path, encode(net, float_type))

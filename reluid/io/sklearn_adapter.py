@@ -34,8 +34,8 @@ def from_sklearn(estimator) -> Network:
     Raises
     ------
     InvalidNetwork
-        For another estimator, an activation other than ``'relu'``, or an
-        unfitted estimator.
+        For another estimator (a ``Pipeline``: with the hint to pass its last
+        step), an activation other than ``'relu'``, or an unfitted estimator.
     InvalidArgument
         If scikit-learn is not installed.
 
@@ -46,6 +46,12 @@ def from_sklearn(estimator) -> Network:
     >>> from_sklearn(est).architecture                            # doctest: +SKIP
     (1, 4, 1)
     """
+    kind = type(estimator).__name__
+    if kind == "Pipeline" and hasattr(estimator, "steps"):
+        steps = [name for name, _ in getattr(estimator, "steps", [])]
+        raise InvalidNetwork(f"a Pipeline ({' → '.join(map(str, steps)) or 'no steps'}) is not supported; pass its "
+                             "last step (pipeline[-1]), the MLP, and note that the steps before it (a scaler, say) "
+                             "are then not part of the certified function")
     try:
         from sklearn.neural_network import MLPClassifier, MLPRegressor
     except ImportError:

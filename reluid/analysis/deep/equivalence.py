@@ -28,6 +28,7 @@ with ``orbit`` a tuple of group elements (one per hidden layer).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
@@ -40,7 +41,8 @@ from reluid.analysis.shallow.function import Equivalence
 from reluid.errors import IncompatibleNetworks, InvalidArgument
 from reluid.model.network import Network
 
-__all__ = ["equivalent", "search_difference", "ExactEvaluator", "REGION_SPLIT_LIMITS", "Z3_LIMIT"]
+__all__ = ["equivalent", "search_difference", "ExactEvaluator", "REGION_SPLIT_LIMITS", "Z3_LIMIT", "Difference",
+           "measure", "Region", "RegionSearch", "search_region"]
 
 #: The region split is tried when the input dimension and the total number of
 #: hidden neurons of both networks are at most these.
@@ -291,3 +293,221 @@ def equivalent(a: Network, b: Network, *, seed: int = 0, timeout: float | None =
             notes.append("no time left for z3")
     return Equivalence(None, same_orbit=False if same is not None else None, first_difference=first,
                        method="undecided", reason="; ".join(notes) + f"; orbits: {orbit_note}")
+
+
+# ---------------------------------------------------------------------------
+# magnitudes: how large a difference is, and where the user looks for one
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """The size of a difference at one input, exactly.
+
+    Attributes
+    ----------
+    input : tuple of Fraction
+        The rational input x.
+    outputs : (tuple of Fraction, tuple of Fraction)
+        ``a(x)`` and ``b(x)``, exact.
+    delta : tuple of Fraction
+        ``b(x) - a(x)`` coordinate by coordinate.
+    abs_diff : Fraction
+        ``max_k |b_k(x) - a_k(x)|`` (the largest output coordinate difference).
+    coordinate : int
+        The output coordinate k (0-based) where it is attained.
+    scale : Fraction
+        The outputs' scale at x: ``max_k max(|a_k(x)|, |b_k(x)|)``.
+    relative : Fraction or None
+        ``abs_diff / scale``; None when both outputs are zero.
+    """
+
+    input: tuple[Fraction, ...]
+    outputs: tuple[tuple[Fraction, ...], tuple[Fraction, ...]]
+    delta: tuple[Fraction, ...]
+    abs_diff: Fraction
+    coordinate: int
+    scale: Fraction
+    relative: Fraction | None
+
+    @property
+    def differs(self) -> bool:
+        return self.abs_diff != 0
+
+
+def measure(a: Network, b: Network, x: Sequence) -> Difference:
+    """The exact :class:`Difference` of ``a`` and ``b`` at the rational input ``x``.
+
+    Examples
+    --------
+    >>> a = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, 1]], [0]), ([[1]], [0])])     # |x|
+    >>> c = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, 2]], [0]), ([[1]], [0])])     # σ(x) + 2σ(-x)
+    >>> d = measure(a, c, [Fraction(-1, 2)]); d.abs_diff, d.scale, d.relative
+    (Fraction(1, 2), Fraction(1, 1), Fraction(1, 2))
+    """
+    x = tuple(Fraction(v) for v in x)
+    return _difference(x, tuple(a(x)), tuple(b(x)))
+
+
+def _difference(x, ya, yb) -> Difference:
+    delta = tuple(q - p for p, q in zip(ya, yb))
+    k = max(range(len(delta)), key=lambda i: abs(delta[i])) if delta else 0
+    absd = abs(delta[k]) if delta else Fraction(0)
+    scale = max((max(abs(p), abs(q)) for p, q in zip(ya, yb)), default=Fraction(0))
+    return Difference(x, (ya, yb), delta, absd, k, scale, absd / scale if scale else None)
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """Where the user looks for distinguishing inputs.
+
+    ``kind`` is ``"box"`` (every coordinate in ``[lo, hi]``, exact rationals) or
+    ``"near"`` (close to the rows of ``points``, float64 data: the searched
+    inputs are the points themselves, points moved by a fraction of the data's
+    spread, and points on segments between two of them).
+    """
+
+    kind: str
+    lo: Fraction | None = None
+    hi: Fraction | None = None
+    points: object = None        # a float64 array (n, input_dim) for "near"
+
+    @classmethod
+    def box(cls, lo, hi) -> "Region":
+        lo, hi = Fraction(lo), Fraction(hi)
+        if lo > hi:
+            raise InvalidArgument(f"the box [{lo}, {hi}] is empty (LO > HI)")
+        return cls("box", lo=lo, hi=hi)
+
+    @classmethod
+    def near(cls, points) -> "Region":
+        X = np.asarray(points, dtype=np.float64)
+        if X.ndim == 1:
+            X = X[None, :]
+        if X.ndim != 2 or X.shape[0] == 0 or not np.isfinite(X).all():
+            raise InvalidArgument("the points to stay near must be a non-empty 2-D array of finite numbers")
+        return cls("near", points=X)
+
+    def contains(self, x) -> bool:
+        """Whether the exact point x lies in a box (always True for ``near``)."""
+        return self.kind != "box" or all(self.lo <= v <= self.hi for v in x)
+
+
+
+@dataclass(frozen=True, slots=True)
+class RegionSearch:
+    """A search for distinguishing inputs in a :class:`Region`.
+
+    ``found`` is the exact :class:`Difference` at the input with the largest
+    exact ``abs_diff`` among those evaluated exactly, or None: then no
+    distinguishing input was found there, which proves nothing about equality
+    there.  ``float_output_scale`` is ``max |a(x)|`` over the probes in float64
+    (an estimate, for orientation only); ``distance`` is, for ``near``, the
+    float64 Euclidean distance from the input found to the nearest given point.
+    """
+
+    region: Region
+    found: Difference | None
+    probes: int
+    exact_checks: int
+    float_output_scale: float
+    distance: float | None = None
+
+
+def _region_candidates(region: Region, n0: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """Integer numerators over 2^_BITS of candidate points inside the region."""
+    den = float(1 << _BITS)
+    if region.kind == "box":
+        lo, hi = float(region.lo), float(region.hi)
+        X = rng.uniform(lo, hi, (count, n0))
+        corners = rng.choice([lo, hi], (count // 8, n0))          # vertices: where ReLU nets grow most
+        X = np.vstack([X, corners])
+        Xi = np.rint(X * den)
+        lo_i = -((-region.lo.numerator * (1 << _BITS)) // region.lo.denominator)   # ceil(lo·2^B)
+        hi_i = (region.hi.numerator * (1 << _BITS)) // region.hi.denominator       # floor(hi·2^B)
+        if lo_i > hi_i:
+            raise InvalidArgument(f"the box [{region.lo}, {region.hi}] holds no multiple of 2^-{_BITS}")
+        return np.clip(Xi, lo_i, hi_i)
+    P = region.points
+    if P.shape[1] != n0:
+        raise InvalidArgument(f"the points to stay near have {P.shape[1]} coordinates; the networks have "
+                              f"{n0} inputs")
+    spread = P.std(axis=0) if P.shape[0] > 1 else np.abs(P[0])
+    spread = np.where(spread > 0, spread, 1.0)
+    parts = [P[rng.integers(0, P.shape[0], min(count, P.shape[0]))]]
+    for r in (0.01, 0.1):
+        base = P[rng.integers(0, P.shape[0], count // 3)]
+        parts.append(base + r * spread * rng.standard_normal(base.shape))
+    i, j = rng.integers(0, P.shape[0], (2, count // 3))
+    t = rng.uniform(0, 1, (count // 3, 1))
+    parts.append((1 - t) * P[i] + t * P[j])
+    return np.rint(np.vstack(parts) * den)
+
+
+def search_region(a: Network, b: Network, region: Region, *, seed: int = 0, probes: int | None = None,
+                  exact_checks: int = 32, also: Sequence[Difference] = ()) -> RegionSearch:
+    """Look for an input in ``region`` where ``a`` and ``b`` differ; the difference reported is exact.
+
+    Float64 forward passes rank the candidate points by their float absolute
+    and relative differences; the best ``exact_checks`` (and a few random ones) are
+    evaluated exactly, and among those that differ exactly the one with the
+    largest exact ``abs_diff`` is returned.  Floats only choose.  ``also``
+    holds differences already known (from another search); those inside a
+    box take part in the comparison.
+
+    Examples
+    --------
+    >>> a = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, 1]], [0]), ([[1]], [0])])     # |x|
+    >>> c = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, 2]], [0]), ([[1]], [0])])     # σ(x) + 2σ(-x)
+    >>> search_region(a, c, Region.box(0, 1)).found is None                               # equal on [0, 1]
+    True
+    >>> found = search_region(a, c, Region.box(-1, 1)).found; found.input[0] < 0 and found.abs_diff == -found.input[0]
+    True
+    """
+    if (a.input_dim, a.output_dim) != (b.input_dim, b.output_dim):
+        raise IncompatibleNetworks(a.architecture, b.architecture)
+    n0 = a.input_dim
+    if probes is None:
+        probes = int(min(4096, max(64, 2e8 / max(1, a.n_params + b.n_params))))
+    rng = np.random.default_rng(seed)
+    Xi = _region_candidates(region, n0, probes, rng)
+    X = Xi / float(1 << _BITS)
+    fa, fb = _float_layers(a), _float_layers(b)
+    with np.errstate(all="ignore"):
+        ya, yb = _forward(fa, X), _forward(fb, X)
+        out_scale = float(np.nan_to_num(np.abs(ya).max(), nan=np.inf)) if ya.size else 0.0
+        scale = np.maximum(np.abs(ya).max(axis=1), np.abs(yb).max(axis=1))
+        absolute = np.abs(ya - yb).max(axis=1)
+        score = absolute / np.where(scale > 0, scale, 1.0)
+    score, absolute = np.nan_to_num(score, nan=np.inf), np.nan_to_num(absolute, nan=np.inf)
+    top = []                     # the largest float differences, absolute and relative, in turn
+    for i, j in zip(np.argsort(-absolute, kind="stable"), np.argsort(-score, kind="stable")):
+        for k in (int(i), int(j)):
+            if k not in top and len(top) < exact_checks:
+                top.append(k)
+        if len(top) >= exact_checks:
+            break
+    seen = set(top)
+    rest = [int(i) for i in rng.permutation(len(Xi))[: exact_checks // 4] if int(i) not in seen]
+    chosen = top + rest
+    den = 1 << _BITS
+    pts = [[int(v) for v in Xi[i]] for i in chosen]
+    outs_a = ExactEvaluator(a).outputs(pts, den)
+    outs_b = ExactEvaluator(b).outputs(pts, den)
+    best = None
+    for p, oa, ob in zip(pts, outs_a, outs_b):
+        if oa == ob:
+            continue
+        x = tuple(Fraction(v, den) for v in p)
+        if not region.contains(x):  # pragma: no cover - candidates are clipped into the box
+            raise AssertionError("a candidate left the box")
+        d = _difference(x, oa, ob)
+        if best is None or d.abs_diff > best.abs_diff:
+            best = d
+    for d in also:
+        if region.kind == "box" and d.differs and region.contains(d.input) and (best is None
+                                                                             or d.abs_diff > best.abs_diff):
+            best = d
+    distance = None
+    if best is not None and region.kind == "near":
+        xf = np.array([float(v) for v in best.input])
+        distance = float(np.sqrt(((region.points - xf) ** 2).sum(axis=1)).min())
+    return RegionSearch(region, best, len(Xi), len(chosen), out_scale, distance)
