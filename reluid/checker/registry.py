@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from reluid.errors import CheckFailed
+from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Network, Shallow
 
 __all__ = ["Context", "Budget", "WorkLimit", "WORK_LIMIT", "verifies", "VERIFIERS", "fail", "charge"]
@@ -43,6 +43,8 @@ class Budget:
 
     limit: int = WORK_LIMIT
     used: int = 0
+    #: what the checker searched exhaustively, in order (:func:`reluid.checker.search.searched`)
+    searches: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,12 @@ class Context:
 
     @property
     def theta(self) -> Shallow:
-        return self.network.shallow()
+        """The shallow view of the network; the claim fails when the network has not one hidden layer."""
+        try:
+            return self.network.shallow()
+        except ReluidError as e:
+            raise CheckFailed(self.claim_id or "claim", f"a claim about networks with one hidden layer ({e})") \
+                from None
 
 
 def verifies(kind: str):
