@@ -24,7 +24,7 @@ from itertools import permutations, product
 from reluid.checker.registry import Context, charge
 from reluid.model.network import Network
 
-__all__ = ["SEARCHED", "searched", "orbit_form", "outside_orbit"]
+__all__ = ["SEARCHED", "searched", "orbit_form", "orbit_invariant", "outside_orbit"]
 
 #: How ``reluid check`` marks a claim whose verification searched.
 SEARCHED = "searched by the checker"
@@ -100,6 +100,34 @@ def orbit_form(net: Network, ctx: Context | None = None):
     return best[0] if rec(layers0, 0) else None
 
 
+def orbit_invariant(net: Network) -> tuple | None:
+    """A key that every network of the orbit of ``net`` shares, computed without a search (None on a zero row).
+
+    Layer by layer, each hidden neuron's row (with the previous layer's scales folded in, as in
+    :func:`orbit_form`) is scaled to L1 norm 1 and keyed by the multiset of (class of the input
+    neuron, weight) plus its bias; a neuron's class is the rank of its key among the layer's keys.  A permutation of a layer permutes
+    these keys and a positive scaling leaves them unchanged, so two networks whose invariants
+    differ lie in different orbits.
+    """
+    classes: list = list(range(net.input_dim))
+    norms = [1] * net.input_dim
+    keys = []
+    for depth, L in enumerate(net.layers):
+        last = depth == len(net.layers) - 1
+        layer_keys, new_norms = [], []
+        for row, b in zip(L.weight, L.bias):
+            w = [x * n for x, n in zip(row, norms)]
+            norm = 1 if last else sum(abs(x) for x in w) + abs(b)
+            if norm == 0:
+                return None
+            layer_keys.append((tuple(sorted((cl, x / norm) for cl, x in zip(classes, w))), b / norm))
+            new_norms.append(norm)
+        keys.append(tuple(layer_keys) if last else tuple(sorted(layer_keys)))
+        ids = {k: n for n, k in enumerate(sorted(set(layer_keys)))}     # classes by rank: orbit-invariant
+        classes, norms = [ids[k] for k in layer_keys], new_norms
+    return tuple(keys)
+
+
 def _zero_row_counts(net: Network) -> tuple[int, ...]:
     return tuple(sum(1 for w, b in zip(L.weight, L.bias) if not any(w) and b == 0) for L in net.layers[:-1])
 
@@ -110,6 +138,10 @@ def outside_orbit(a: Network, b: Network, ctx: Context | None = None) -> bool | 
         return True
     if _zero_row_counts(a) != _zero_row_counts(b):
         return True  # a zero incoming row stays zero under permutation and positive scaling
+    charge(ctx or Context(a, "orbit"), 4 * (a.n_params + b.n_params), "the orbit invariants")
+    ia, ib = orbit_invariant(a), orbit_invariant(b)
+    if ia is not None and ib is not None and ia != ib:
+        return True  # the invariants of one orbit agree (no search needed)
     fa = orbit_form(a, ctx)
     fb = orbit_form(b, ctx) if fa is not None else None
     if fa is None or fb is None:

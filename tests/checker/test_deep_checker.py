@@ -347,6 +347,25 @@ def test_orbit_form_charges_every_order_of_tied_neurons():
         cd.orbit_form(big, Context(big, "c", Budget(10_000)))
 
 
+def test_orbit_invariant_is_shared_by_the_orbit_and_separates_witnesses():
+    inv = search.orbit_invariant(D)
+    assert search.orbit_invariant(scaled(D, 2, 1, F(3))) == inv
+    for perm in itertools.permutations(range(3)):
+        assert search.orbit_invariant(permuted(D, 1, list(perm))) == inv
+    assert search.orbit_invariant(edit(D, W2_0_0=7)) != inv
+    assert search.orbit_invariant(N([([[0], [1]], [0, 0]), ([[1, 1]], [0]), ([[1]], [0])])) is None
+    # tied neurons: a changed layer-2 row is told apart without a search
+    tied = N([([[1]] * 6, [0] * 6), ([[1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1]], [0, 0]), ([[1, 0]], [0])])
+    used = Budget()
+    assert cd.outside_orbit(tied, edit(tied, W1_0_0=9), Context(tied, "c", used)) is True and not used.searches
+    # equal invariants, different orbits: the search decides (the two rows swap their pairing)
+    a = N([([[1]] * 2 + [[2]] * 2, [0] * 4), ([[1, 2, 3, 4], [2, 1, 4, 3]], [0, 0]), ([[1, 1]], [0])])
+    b = N([([[1]] * 2 + [[2]] * 2, [0] * 4), ([[1, 2, 3, 4], [2, 1, 3, 4]], [0, 0]), ([[1, 1]], [0])])
+    assert search.orbit_invariant(a) == search.orbit_invariant(b)
+    used = Budget()
+    assert cd.outside_orbit(a, b, Context(a, "c", used)) is True and used.searches
+
+
 def test_orbit_form_is_undefined_on_zero_rows():
     z = N([([[0], [1]], [0, 0]), ([[1, 1]], [0]), ([[1]], [0])])
     assert cd.orbit_form(z) is None
