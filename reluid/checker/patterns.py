@@ -347,7 +347,7 @@ def _proj_enum(ctx, th: _Theta, case: _Case, ent) -> None:
     rest = [r for r in case.J if r not in set(T)]
     if len(rest) > ENUMERATE_LIMIT:
         fail(ctx, f"{where}: 2^{len(rest)} orientations exceed the checker's limit 2^{ENUMERATE_LIMIT}")
-    charge(ctx, (1 << len(rest)) * (q + 1) ** 3, f"{where}: 2^{len(rest)} sketched determinants of size {q + 1}")
+    charge(ctx, 4 * (1 << len(rest)) * (q + 1) ** 3, f"{where}: 2^{len(rest)} sketched determinants of size {q + 1}")
     searched(ctx, f"2^{len(rest)} orientations")
 
     def times_F(X):

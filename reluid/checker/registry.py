@@ -23,9 +23,10 @@ VERIFIERS: dict[str, Callable] = {}
 
 
 #: The checker's default work limit over one certificate, in steps of its longest loops
-#: (one enumerated point, one meet-in-the-middle sum, one sketched determinant): about a
-#: minute of work.  A claim whose re-verification would pass it is not re-verified.
-WORK_LIMIT = 2**26
+#: (one enumerated point, one meet-in-the-middle sum, one sketched determinant, about a
+#: microsecond of Python each at most): about ten seconds of work.  A claim whose
+#: re-verification would pass it is not re-verified.
+WORK_LIMIT = 2**24
 
 
 class WorkLimit(CheckFailed):
