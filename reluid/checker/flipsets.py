@@ -350,6 +350,18 @@ def _ball_data(B, n):
     return q, mu, centre, rhs
 
 
+def _signed_support(c, B, n) -> set[int] | None:
+    """The support of x = cB when x is ±(a 0/1 vector), else None (read coordinate by coordinate)."""
+    support = [(ci, b) for ci, b in zip(c, B) if ci]
+    sign = 0
+    for t in range(n):
+        v = sum(ci * b[t] for ci, b in support)
+        if v and (v not in (1, -1) or sign and v != sign):
+            return None
+        sign = sign or v
+    return {t for t in range(n) if sum(ci * b[t] for ci, b in support)} if sign else None
+
+
 def _lattice_enum(ev, ctx, theta, sink):
     """Every 0/1 point of L lies in the ball ‖x − t‖² ≤ R² (docs/mathematics.md §3); enumerate it exactly."""
     n = theta.n
@@ -416,16 +428,9 @@ def _lattice_enum(ev, ctx, theta, sink):
         leaves += 1
         if leaves > LATTICE_ENUM_LEAF_LIMIT:
             fail(ctx, f"the ball holds more than {LATTICE_ENUM_LEAF_LIMIT} lattice points")
-        support = [(ci, b) for ci, b in zip(c, B) if ci]
-        sign = 0                # the leaf x = cB, coordinate by coordinate, until it is not ±(0/1)
-        for t in range(n):
-            v = sum(ci * b[t] for ci, b in support)
-            if v and (v not in (1, -1) or sign and v != sign):
-                break
-            sign = sign or v
-        else:
-            if sign:
-                sink({t for t in range(n) if sum(ci * b[t] for ci, b in support)})
+        F = _signed_support(c, B, n)
+        if F:
+            sink(F)
     return (f"lattice-enum: ker U ∩ Z^{n} has a saturated basis of {r} vectors (rank U = {n - r} mod {p}); "
             f"the exact enumeration of the ball around the projection of ½·1 that holds every 0/1 kernel vector "
             f"visited {nodes} nodes and found no flip set")
