@@ -111,3 +111,28 @@ def test_linear_algebra_against_flint():
     assert pv == [0, 1] and Rp == [[1, 0, 1], [0, 1, 1]]
     assert linalg.rank_mod_p(3, 3, [x for r in rows for x in r], 5) == 2 and linalg.rank_mod_p(0, 3, [], 5) == 0
     assert linalg.rank([[F(1, 2), F(1, 3)], [F(3), F(2)]]) == 1
+
+
+def test_show_is_exact_when_short_and_counts_digits_when_long():
+    assert R.show(F(7)) == "7" and R.show(F(7, 2)) == "7/2" and R.show(F(-1, 10**70)).startswith("-1/1000000000…(71")
+    assert R.show(2**179) == str(2**179)                     # 180 bits are at most 55 digits: exact
+    assert R.show(2**180) == "1532495540…(55 digits)"
+    assert R.show(-(2**181)) == "-3066319612…(55 digits)"
+    assert R.show(2**20_000) == "?…(6021 digits)" and R.show(-(2**20_000)) == "-?…(6021 digits)"
+    assert R.show(2**13_998).endswith("(4214 digits)")        # below 14 000 bits the digits are counted exactly
+    assert R.show(2**13_999) == "?…(4215 digits)"
+    assert R.show("x" * 58) == repr("x" * 58) and R.show("x" * 59) == repr("x" * 59)[:60] + "…"
+
+
+def test_every_reader_names_its_field():
+    c = ctx()
+    rejected(R.fields, c, [1], "x", ("a",), match="x must be an object, got list")
+    rejected(R.integers, c, [1, "1/2"], "k", match="k: '1/2' is not an integer")
+    rejected(R.integers, c, [1, None], "k", match="k must be an integer, got None")
+    rejected(R.indices, c, [0], 3, "F", 2, match="F has 1 entries, expected 2")
+    rejected(R.indices, c, [0, "1/2"], 3, "F", match="F: '1/2' is not an integer")
+    rejected(R.points, c, "x", "p", 2, match="p must be a list")
+    rejected(R.prime, c, None, "p", match="p must be an integer, got None")
+    rejected(R.integer, c, -1, "n", 0, match="n = -1 is outside [0, )")
+    rejected(R.integer, c, 9, "n", None, 9, match="n = 9 is outside [, 9)")
+    assert R.indices(c, [1, 1], 3, "F", distinct=False) == (1, 1)
