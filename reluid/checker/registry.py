@@ -46,6 +46,9 @@ class Budget:
     used: int = 0
     #: what the checker searched exhaustively, in order (:func:`reluid.checker.search.searched`)
     searches: list[str] = field(default_factory=list)
+    #: results of this certificate's check that two of its claims share (functional dimension and local
+    #: identifiability rest on one rank), keyed by the evidence they were computed from
+    shared: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
