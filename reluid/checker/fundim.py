@@ -215,22 +215,29 @@ def _terms(ev: _Evidence, delta, K, arch, pair) -> dict:
 
 def _reduced_rows(ev: _Evidence, A, delta, K, arch) -> list[list[int]]:
     """Step 4: every listed row on layers 2..d, modulo p; one flint product per (point, output) and layer."""
-    p, slots, d = ev.p, arch[0] + 1, len(arch) - 1
+    p, d = ev.p, len(arch) - 1
     by_pair: dict[tuple[int, int], list[int]] = {}
     for i, o, j in ev.rows:
         by_pair.setdefault((i, o), []).append(j)
+    columns: dict = {}                        # (point, layer) -> the rows of A^{l-1} as Python integers
+
+    def rows_of(r, l):
+        if (r, l) not in columns:
+            columns[(r, l)] = [[int(v) for v in row] for row in A[r][l - 1].tolist()]
+        return columns[(r, l)]
+
     out = []
     for pair, js in sorted(by_pair.items()):
         terms = list(_terms(ev, delta, K, arch, pair).items())
         blocks = []
-        for n, l in enumerate(range(2, d + 1)):   # block[t, c·slots + j] = Σ_r u_r[t] A^{l-1}_r[c, j]
+        for n, l in enumerate(range(2, d + 1)):   # block[t, c·|js| + jj] = Σ_r u_r[t] A^{l-1}_r[c, js[jj]]
             w = arch[l - 1] + 1
             U = flint.nmod_mat(arch[l], len(terms), [ul[n][t] for t in range(arch[l]) for _, ul in terms], p)
-            S = flint.nmod_mat(len(terms), w * slots, [int(x) for r, _ in terms for x in A[r][l - 1].entries()], p)
-            blocks.append((w, [int(x) for x in (U * S).entries()]))
-        for j in js:
-            out.append([E[t * w * slots + c * slots + j] for w, E in blocks
-                        for t in range(len(E) // (w * slots)) for c in range(w)])
+            S = flint.nmod_mat(len(terms), w * len(js), [row[j] for r, _ in terms for row in rows_of(r, l)
+                                                         for j in js], p)
+            blocks.append((w, arch[l], [int(x) for x in (U * S).entries()]))
+        for jj in range(len(js)):
+            out.append([E[(t * w + c) * len(js) + jj] for w, nt, E in blocks for t in range(nt) for c in range(w)])
     return out
 
 
