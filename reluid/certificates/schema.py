@@ -39,6 +39,9 @@ __all__ = ["FORMAT", "Verdict", "ClaimKind", "Claim", "Witness", "Certificate", 
 
 FORMAT = "reluid.certificate/2"
 MAX_CERTIFICATE_BYTES = 1 << 30
+#: Deepest nesting of arrays and objects a certificate may have (the deepest written, a Farkas tree
+#: with its splits, nests two levels per split: 400 allows trees about 195 splits deep).
+MAX_NESTING = 400
 
 
 class ClaimKind(enum.StrEnum):
@@ -94,7 +97,8 @@ def q(x) -> Fraction:
             return parse_canonical(x)
         except ReluidError as e:
             raise CertificateError(str(e)) from None
-    raise CertificateError(f"expected an integer or 'p/q' string, got {type(x).__name__} {x!r}")
+    shown = repr(x) if isinstance(x, (int, type(None))) else repr(x)[:60]
+    raise CertificateError(f"expected an integer or 'p/q' string, got {type(x).__name__} {shown}")
 
 
 def qs(xs) -> tuple[Fraction, ...]:
@@ -262,7 +266,7 @@ def _unique_keys(pairs):
 def strict_json(text: str | bytes, what: str):
     """``json.loads`` for reluid's exact documents: no floats, NaN or duplicate keys; one clear error otherwise."""
     try:
-        return json.loads(text, parse_float=lambda t: _reject_float(t, what), parse_constant=_reject_constant,
+        doc = json.loads(text, parse_float=lambda t: _reject_float(t, what), parse_constant=_reject_constant,
                           object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as e:
         raise CertificateError(f"not valid JSON ({e.msg} at line {e.lineno})") from None
@@ -271,6 +275,23 @@ def strict_json(text: str | bytes, what: str):
     except ValueError as e:      # integers beyond CPython's digit limit, invalid UTF-8
         why = "an integer with more than 4300 digits" if "digits" in str(e) else str(e)[:80]
         raise CertificateError(f"unreadable JSON ({why})") from None
+    if _nesting(doc) > MAX_NESTING:
+        raise CertificateError(f"JSON nested more than {MAX_NESTING} levels deep")
+    return doc
+
+
+def _nesting(obj) -> int:
+    """The deepest nesting of arrays and objects in parsed JSON (a walk without recursion)."""
+    deepest, stack = 0, [(obj, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = node.values()
+        elif not isinstance(node, list):
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((v, depth + 1) for v in node)
+    return deepest
 
 
 def _need(d, key, typ, where):
@@ -287,6 +308,9 @@ def network_from_dict(d, where="network") -> Network:
     if not isinstance(d, dict) or d.get("format") != "reluid.network/1":
         raise CertificateError(f"{where}: not a reluid.network/1 object")
     layers = _need(d, "layers", list, where)
+    for key in ("name", "description"):
+        if d.get(key) is not None and not isinstance(d[key], str):
+            raise CertificateError(f"{where}: field {key!r} must be a string")
     built = []
     try:
         for i, L in enumerate(layers):
@@ -294,6 +318,8 @@ def network_from_dict(d, where="network") -> Network:
             b = _need(L, "bias", list, f"{where}.layers[{i}]")
             Wq = tuple(qs(r) for r in W)
             n_in = len(Wq[0]) if Wq else L.get("inputs", built[-1].n_out if built else None)
+            if not Wq and not built and (not isinstance(n_in, int) or isinstance(n_in, bool)):
+                raise CertificateError(f"{where}.layers[{i}]: a layer with no rows needs 'inputs', an integer")
             built.append(Layer.from_lists(Wq, qs(b), n_in=built[-1].n_out if built else n_in, index=i))
         return Network(tuple(built), name=d.get("name"), description=d.get("description"))
     except InvalidNetwork as e:

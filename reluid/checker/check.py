@@ -54,6 +54,7 @@ from reluid.checker import reduction as _reduction  # noqa: F401  (registers its
 from reluid.checker import shallow as _shallow
 from reluid.checker import two_layers as _two_layers  # noqa: F401  (registers its verifiers)
 from reluid.checker.registry import VERIFIERS, WORK_LIMIT, Budget, Context, WorkLimit
+from reluid.checker.search import SEARCHED
 from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Network
 from reluid.verdicts import Verdict
@@ -66,9 +67,6 @@ VERIFIED = "verified"                 # evidence the derivation rule used, verif
 INFORMATION = "information verified"   # a side fact, re-verified
 NOT_REVERIFIED = "not re-verified"     # a kind the checker does not know: nothing is taken from it
 FAILED = "failed"
-
-_MALFORMED = (ReluidError, KeyError, TypeError, ValueError, IndexError, ArithmeticError, AttributeError, RecursionError)
-
 
 @dataclass(frozen=True, slots=True)
 class ClaimCheck:
@@ -103,21 +101,26 @@ class _Rejected(Exception):
 
 
 def _verify(claim, net: Network, verifier=None, budget: Budget | None = None) -> str:
-    """Run a verifier on a claim's evidence; raise CheckFailed with a one-line reason on any defect."""
+    """Run a verifier on a claim's evidence; it raises CheckFailed with a one-line reason on any defect.
+
+    Verifiers read every field through :mod:`reluid.checker.readers`, so a malformed certificate is a
+    failed claim; any other exception is a bug of the checker and propagates.
+    """
     verifier = verifier or VERIFIERS[str(claim.kind)]
-    try:
-        return verifier(claim.evidence, Context(net, claim.id, budget or Budget()))
-    except CheckFailed:
-        raise
-    except _MALFORMED as e:
-        raise CheckFailed(claim.id, f"malformed evidence ({type(e).__name__}: {e})") from None
+    return verifier(claim.evidence, Context(net, claim.id, budget or Budget()))
+
+
+def _searched(message: str, searches) -> str:
+    """A claim's message, marked when its verification rests on an exhaustive search of the checker."""
+    return message + (f" [{SEARCHED}: {'; '.join(dict.fromkeys(searches))}]" if searches else "")
 
 
 class _Ledger:
     """The checker's status of every claim: each one verified as the statement it makes, then used by the rule."""
 
-    def __init__(self, cert: Certificate):
+    def __init__(self, cert: Certificate, budget: Budget):
         self.cert = cert
+        self.budget = budget
         self.done: dict[str, ClaimCheck] = {}
 
     def mark(self, claim, status: str, message: str) -> None:
@@ -212,8 +215,11 @@ def _deep_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
         return "no verdict is claimed (unknown): nothing to derive"
     if cert.witness is None:
         raise _Rejected("a hidden-symmetry verdict needs a witness network")
+    start = len(ledger.budget.searches)
     try:
-        mech = _deep.construction(net, cert.witness.network, cert.witness.mechanism)
+        mech = _deep.construction(net, cert.witness.network, cert.witness.mechanism, ledger.budget)
+    except WorkLimit as e:
+        raise _Rejected(f"the witness is not re-verified: {e.reason}") from None
     except CheckFailed as e:
         raise _Rejected(f"witness rejected: {e.reason}") from None
     if mech.premise is not None:
@@ -229,8 +235,9 @@ def _deep_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
     for claim in cert.claims:
         if claim.kind == ClaimKind.DEEP_WITNESS and ledger.done[claim.id].status == INFORMATION:
             ledger.use(claim)
-    return f"explicit witness: θ′ {mech.what}" + (f", and {mech.premise_text} (verified)" if mech.premise else "") \
-        + "; θ′ lies outside the orbit of θ"
+    return _searched(f"explicit witness: θ′ {mech.what}" + (f", and {mech.premise_text} (verified)" if mech.premise
+                                                             else "") + "; θ′ lies outside the orbit of θ",
+                     ledger.budget.searches[start:])
 
 
 def _witness_verifier(cert: Certificate):
@@ -259,8 +266,8 @@ def check_certificate(cert: Certificate, network: Network | None = None, *,
     checker's longest loops); a claim past it is reported as not re-verified and
     nothing is taken from it.
     """
-    ledger = _Ledger(cert)
     budget = Budget(work_limit)
+    ledger = _Ledger(cert, budget)
     net = network if network is not None else cert.network
     if net is None:
         return ledger.report(False, "", "no network: pass --network or embed it in the certificate")
@@ -281,8 +288,9 @@ def check_certificate(cert: Certificate, network: Network | None = None, *,
             ledger.mark(claim, NOT_REVERIFIED, "a claim of a kind the checker does not know: nothing is taken "
                                                "from it")
             continue
+        start = len(budget.searches)
         try:
-            ledger.mark(claim, INFORMATION, _verify(claim, net, verifier, budget))
+            ledger.mark(claim, INFORMATION, _searched(_verify(claim, net, verifier, budget), budget.searches[start:]))
         except WorkLimit as e:
             ledger.mark(claim, NOT_REVERIFIED, f"{e.reason}: nothing is taken from it")
         except CheckFailed as e:

@@ -35,34 +35,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import permutations, product
 
-import flint
-
-from reluid.certificates.schema import CertificateError, ClaimKind, network_from_dict, qs
+from reluid.certificates.schema import ClaimKind, qs
+from reluid.checker import readers as R
 from reluid.checker.farkas import verify_no_input
-from reluid.checker.registry import Context, fail, verifies
+from reluid.checker.linalg import rank_mod_p
+from reluid.checker.registry import Budget, Context, charge, fail, verifies
+from reluid.checker.search import orbit_form, outside_orbit
 from reluid.model.network import Layer, Network
 
-__all__ = ["PREMISE_KINDS", "Construction", "construction", "premise_of", "outside_orbit", "orbit_form",
-           "jacobian_rows"]
+__all__ = ["PREMISE_KINDS", "IDENTITY_KINDS", "Construction", "construction", "premise_of", "outside_orbit",
+           "orbit_form"]
 
 
 
 # ---- small readers -----------------------------------------------------------
 
 def _int(ctx, evidence, key) -> int:
-    v = evidence.get(key) if hasattr(evidence, "get") else None
-    if not isinstance(v, int) or isinstance(v, bool):
-        fail(ctx, f"evidence field {key!r} must be an integer, got {v!r}")
-    return v
+    return R.integer(ctx, evidence.get(key), f"evidence field {key!r}")
 
 
 def _ints(ctx, evidence, key) -> tuple[int, ...]:
-    v = evidence.get(key)
-    if not isinstance(v, (list, tuple)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
-        fail(ctx, f"evidence field {key!r} must be a list of integers")
-    return tuple(v)
+    return R.integers(ctx, evidence.get(key), f"evidence field {key!r}")
 
 
 def _one_based(indices) -> str:
@@ -75,40 +69,14 @@ def _hidden_layer(ctx, net: Network, l: int) -> int:
     if len(hidden) < 2:
         fail(ctx, f"not a deep network: architecture {net.architecture}")
     if not 1 <= l <= len(hidden):
-        fail(ctx, f"hidden layer {l} does not exist (the network has 1..{len(hidden)})")
+        fail(ctx, f"hidden layer {R.show(l)} does not exist (the network has 1..{len(hidden)})")
     return hidden[l - 1]
 
 
 def _neuron(ctx, net: Network, l: int, i: int) -> None:
     n = _hidden_layer(ctx, net, l)
     if not 0 <= i < n:
-        fail(ctx, f"neuron {i + 1} does not exist in hidden layer {l} (width {n})")
-
-
-def _points(ctx, evidence, key, n0) -> tuple[tuple[Fraction, ...], ...]:
-    raw = evidence.get(key)
-    if not isinstance(raw, (list, tuple)):
-        fail(ctx, f"evidence field {key!r} must be a list of points")
-    try:
-        pts = tuple(qs(x) for x in raw)
-    except CertificateError as e:
-        fail(ctx, f"{key}: {e}")
-    if any(len(x) != n0 for x in pts):
-        fail(ctx, f"{key}: every point needs {n0} coordinates")
-    return pts
-
-
-def _prime(ctx, evidence) -> int:
-    p = _int(ctx, evidence, "prime")
-    if not 3 <= p < 2**63 or not flint.fmpz(p).is_prime():
-        fail(ctx, f"{p} is not an odd prime below 2^63")
-    return p
-
-
-def _residue(x: Fraction, p: int, ctx) -> int:
-    if x.denominator % p == 0:
-        fail(ctx, f"the prime {p} divides a denominator ({x})")
-    return x.numerator * pow(x.denominator, -1, p) % p
+        fail(ctx, f"neuron {R.show(i + 1)} does not exist in hidden layer {l} (width {n})")
 
 
 # ---- premises ------------------------------------------------------------------
@@ -118,6 +86,11 @@ PREMISE_KINDS = (ClaimKind.DEEP_DEAD_NEURON, ClaimKind.DEEP_ALWAYS_ACTIVE, Claim
                  ClaimKind.DEEP_COLLAPSED_KINK, ClaimKind.DEEP_AFFINE_FLIP)
 #: Claim kinds that state an exact identity a construction also recomputes itself.
 IDENTITY_KINDS = (ClaimKind.DEEP_LAYER_FLIP, ClaimKind.DEEP_PROPORTIONAL, ClaimKind.DEEP_ZERO_OUTGOING)
+
+
+def _budget(ctx):
+    """The work budget as :func:`reluid.checker.farkas.verify_no_input` takes it."""
+    return lambda steps, what: charge(ctx, steps, what)
 
 
 def _conditions(ctx, kind, evidence) -> tuple[tuple[int, int, str], ...]:
@@ -150,7 +123,7 @@ def _inspection(ctx, conditions) -> str | None:
     w, b = L.weight[i], L.bias[i]
     s = 1 if sign == ">0" else -1
     if l == 1 and not any(w) and s * b <= 0:
-        return f"layer-1 neuron {i + 1} is the constant {b}"
+        return f"layer-1 neuron {i + 1} is the constant {R.show(b)}"
     if l >= 2 and all(s * v <= 0 for v in w) and s * b <= 0:
         return (f"the incoming row and bias of neuron {i + 1} in hidden layer {l} are "
                 f"{'<= 0' if s > 0 else '>= 0'} entrywise, and its inputs are >= 0")
@@ -161,7 +134,7 @@ def _premise(evidence, ctx: Context, kind) -> str:
     conditions = _conditions(ctx, kind, evidence)
     text = " and ".join(f"z^{l}_{i + 1} {sign[0]} 0" for l, i, sign in conditions)
     if "tree" in evidence:
-        leaves = verify_no_input(ctx.network, conditions, evidence["tree"], claim=ctx.claim_id)
+        leaves = verify_no_input(ctx.network, conditions, evidence["tree"], claim=ctx.claim_id, budget=_budget(ctx))
         return f"no input has {text}: a Farkas-tree certificate with {leaves} leaves (verified)"
     why = _inspection(ctx, conditions)
     if why is None:
@@ -181,6 +154,23 @@ def _silent(net: Network, layer: int, rows, biases) -> Network:
     return Network(tuple(Layer(tuple(tuple(r) for r in W_), tuple(b_), n_in) for W_, b_, n_in in layers))
 
 
+def _successor_trees(ctx, evidence, successors) -> dict:
+    raw = R.sequence(ctx, evidence.get("successors"), "successors")
+    if not successors:
+        fail(ctx, "the neuron has no successor: nothing collapses its kink")
+    given = {}
+    for item in raw:
+        R.fields(ctx, item, "a successor", ("neuron",), ("tree", "identity_tree"))
+        v = R.integer(ctx, item["neuron"], "a successor's neuron")
+        if v in given:
+            fail(ctx, "each successor must be named once by its index")
+        given[v] = item
+    if sorted(given) != successors:
+        fail(ctx, f"the successors are {[v + 1 for v in successors]} (recomputed), not "
+                  f"{sorted(R.show(v + 1) for v in given)}")
+    return given
+
+
 def _collapsed_kink(evidence, ctx: Context) -> str:
     """Every successor v of u: no input has z_u < 0 and z_v > 0, nor z_u < 0 and z_v + W[v, u] z_u > 0."""
     net = ctx.network
@@ -190,64 +180,61 @@ def _collapsed_kink(evidence, ctx: Context) -> str:
         fail(ctx, "a collapsed kink needs a next hidden layer")
     nxt = net.layers[p]
     successors = [v for v in range(nxt.n_out) if nxt.weight[v][u]]
-    raw = evidence.get("successors")
-    if not isinstance(raw, (list, tuple)) or not successors:
-        fail(ctx, "the evidence must list the successors of the neuron")
-    given = {}
-    for item in raw:
-        if not hasattr(item, "get") or not isinstance(item.get("neuron"), int) or item["neuron"] in given:
-            fail(ctx, "each successor must be named once by its index")
-        given[item["neuron"]] = item
-    if sorted(given) != successors:
-        fail(ctx, f"the successors of neuron {u + 1} are {[v + 1 for v in successors]} (recomputed), not "
-                  f"{sorted(v + 1 for v in given)}")
+    given = _successor_trees(ctx, evidence, successors)
     leaves = 0
     Lp = net.layers[p - 1]
     for v in successors:
-        leaves += verify_no_input(net, ((p, u, "<0"), (p + 1, v, ">0")), given[v].get("tree"), claim=ctx.claim_id)
+        charge(ctx, 2 * net.n_params, "rebuilding the network for one successor")
+        leaves += verify_no_input(net, ((p, u, "<0"), (p + 1, v, ">0")), given[v].get("tree"), claim=ctx.claim_id,
+                                  budget=_budget(ctx))
         # v with u's ReLU replaced by the identity: z_u = σ(z_u) − σ(−z_u), via two silent neurons
         aug = _silent(net, p, [[-w for w in Lp.weight[u]]], [-Lp.bias[u]])
         row = list(nxt.weight[v]) + [-nxt.weight[v][u]]
         row[u] += nxt.weight[v][u]
         aug = _silent(aug, p + 1, [row], [nxt.bias[v]])
         leaves += verify_no_input(aug, ((p, u, "<0"), (p + 1, nxt.n_out, ">0")), given[v].get("identity_tree"),
-                                  claim=ctx.claim_id)
+                                  claim=ctx.claim_id, budget=_budget(ctx))
     return (f"wherever z^{p}_{u + 1} < 0, each of its {len(successors)} successor(s) in hidden layer {p + 1} is <= 0, "
             f"with and without neuron {u + 1}'s ReLU: {leaves} Farkas-tree leaves (verified)")
 
 
-def _affine_flip(evidence, ctx: Context) -> str:
-    """Σ_{i∈F} W^{l+1}[:, i] z^l_i is the listed constant on R^{n0}: per output row, two trees on a silent neuron."""
-    net = ctx.network
+def _flip_set(ctx, evidence, net) -> tuple[int, tuple[int, ...]]:
+    """(layer, F) of a layer-flip claim: F a nonempty set of neurons of that hidden layer."""
     l = _int(ctx, evidence, "layer")
     F = tuple(sorted(_ints(ctx, evidence, "neurons")))
     if not F or len(set(F)) != len(F):
         fail(ctx, "a flip set must be a non-empty set of neurons")
     for i in F:
         _neuron(ctx, net, l, i)
+    return l, F
+
+
+def _affine_flip(evidence, ctx: Context) -> str:
+    """Σ_{i∈F} W^{l+1}[:, i] z^l_i is the listed constant on R^{n0}: per output row, two trees on a silent neuron."""
+    net = ctx.network
+    l, F = _flip_set(ctx, evidence, net)
     if l < 2:
         fail(ctx, "in hidden layer 1 the sum is affine in x: only the plain layer flip applies")
     Wl, Wn = net.layers[l - 1], net.layers[l]
-    constant = _points(ctx, {"c": [evidence.get("constant")]}, "c", Wn.n_out)[0]
-    trees = evidence.get("trees")
-    if not isinstance(trees, (list, tuple)) or len(trees) != Wn.n_out:
-        fail(ctx, f"one entry per row of layer {l + 1} is needed")
+    constant = R.rationals(ctx, evidence.get("constant"), "constant", Wn.n_out)
+    trees = R.sequence(ctx, evidence.get("trees"), "trees", Wn.n_out)
+    charge(ctx, Wn.n_out * len(F) * (Wl.n_in + 1), "the sums over the flip set")
     leaves = 0
     for o, (c, pair) in enumerate(zip(constant, trees)):
         row = [sum((Wn.weight[o][i] * Wl.weight[i][k] for i in F), Fraction(0)) for k in range(Wl.n_in)]
         shift = sum((Wn.weight[o][i] * Wl.bias[i] for i in F), Fraction(0))
         if not any(row):
             if shift != c:
-                fail(ctx, f"row {o + 1}: the sum is the constant {shift}, not {c}")
+                fail(ctx, f"row {o + 1}: the sum is the constant {R.show(shift)}, not {R.show(c)}")
             if pair is not None:
                 fail(ctx, f"row {o + 1}: the sum is constant by inspection; no trees belong there")
             continue
-        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            fail(ctx, f"row {o + 1}: two trees are needed (above and below the constant)")
+        pair = R.sequence(ctx, pair, f"row {o + 1}: the trees (above and below the constant)", 2)
+        charge(ctx, 2 * net.n_params, "rebuilding the network for one row")
         aug = _silent(net, l, [row], [shift - c])
         idx = Wl.n_out
-        leaves += verify_no_input(aug, ((l, idx, ">0"),), pair[0], claim=ctx.claim_id)
-        leaves += verify_no_input(aug, ((l, idx, "<0"),), pair[1], claim=ctx.claim_id)
+        leaves += verify_no_input(aug, ((l, idx, ">0"),), pair[0], claim=ctx.claim_id, budget=_budget(ctx))
+        leaves += verify_no_input(aug, ((l, idx, "<0"),), pair[1], claim=ctx.claim_id, budget=_budget(ctx))
     return (f"Σ_(i∈F) W^{l + 1}[:, i] z^{l}_i is constant for F = {{{_one_based(F)}}}: {leaves} Farkas-tree leaves "
             "(verified)")
 
@@ -265,13 +252,12 @@ def verify_affine_flip(evidence, ctx: Context) -> str:
 
 
 def premise_of(claim) -> tuple:
-    """What a verified premise claim proves, as the key :func:`construction` asks for."""
+    """What a verified premise claim proves, as the key :func:`construction` asks for (fields already read)."""
     ev = claim.evidence
     if claim.kind == ClaimKind.DEEP_COLLAPSED_KINK:
         return ("collapsed-kink", ev["layer"], (ev["neuron"],))
     if claim.kind == ClaimKind.DEEP_AFFINE_FLIP:
-        return ("affine-layer-flip", ev["layer"], tuple(sorted(ev["neurons"])),
-                tuple(Fraction(qs([c])[0]) for c in ev["constant"]))
+        return ("affine-layer-flip", ev["layer"], tuple(sorted(ev["neurons"])), qs(ev["constant"]))
     if claim.kind == ClaimKind.DEEP_NEVER_COACTIVE:
         return ("never-coactive", ev["layer"], (ev["upstream"], ev["downstream"]))
     if claim.kind == ClaimKind.DEEP_LAYER_FLIP:
@@ -302,8 +288,9 @@ def verify_never_coactive(evidence, ctx: Context) -> str:
     return _premise(evidence, ctx, ClaimKind.DEEP_NEVER_COACTIVE)
 
 
-def _flip_product_zero(net: Network, l: int, F) -> bool:
+def _flip_product_zero(ctx, net: Network, l: int, F) -> bool:
     Wl, Wn = net.layers[l - 1].weight, net.layers[l].weight
+    charge(ctx, len(Wn) * net.layers[l - 1].n_in * len(F), "the layer-flip identity")
     return all(sum((Wn[o][i] * Wl[i][k] for i in F), Fraction(0)) == 0
                for o in range(len(Wn)) for k in range(net.layers[l - 1].n_in))
 
@@ -311,95 +298,17 @@ def _flip_product_zero(net: Network, l: int, F) -> bool:
 @verifies(ClaimKind.DEEP_LAYER_FLIP)
 def verify_layer_flip(evidence, ctx: Context) -> str:
     """Σ_{i in F} W^{l+1}[:, i] W^l[i, :] = 0, recomputed exactly."""
-    net = ctx.network
-    l = _int(ctx, evidence, "layer")
-    F = _ints(ctx, evidence, "neurons")
-    if not F or len(set(F)) != len(F):
-        fail(ctx, "a flip set must be a non-empty set of neurons")
-    for i in F:
-        _neuron(ctx, net, l, i)
-    if not _flip_product_zero(net, l, F):
+    l, F = _flip_set(ctx, evidence, ctx.network)
+    if not _flip_product_zero(ctx, ctx.network, l, F):
         fail(ctx, f"sum over F = {{{_one_based(F)}}} of W^{l + 1}[:, i] W^{l}[i, :] is not zero")
     return f"layer-flip identity holds exactly for F = {{{_one_based(F)}}} in hidden layer {l} (recomputed)"
 
 
-# ---- orbits (independent of the producer: L1 normalisation) ------------------------
-
-def _key(layers) -> tuple:
-    return tuple((tuple(map(tuple, W)), tuple(b)) for W, b in layers)
-
-
-def orbit_form(net: Network, max_orders: int = 5040):
-    """Orbit normal form: each hidden row (W^l[j, :], b^l_j) scaled to L1 norm 1, rows sorted.
-
-    Ties between equal rows are broken by trying every order and keeping the
-    least result.  Returns ``None`` when some hidden neuron has a zero incoming
-    row (the form is then undefined) or the ties are too many.
-    """
-    layers0 = [([list(r) for r in L.weight], list(L.bias)) for L in net.layers]
-    nh = len(layers0) - 1
-    best = [None]
-    budget = [max_orders]
-
-    def rec(layers, l):
-        if l == nh:
-            k = _key(layers)
-            if best[0] is None or k < best[0]:
-                best[0] = k
-            return True
-        W, b = layers[l]
-        Wn, bn = layers[l + 1]
-        scaled = []
-        for j in range(len(b)):
-            norm = sum(abs(x) for x in W[j]) + abs(b[j])
-            if norm == 0:
-                return False
-            scaled.append(([x / norm for x in W[j]], b[j] / norm, norm, j))
-        scaled.sort(key=lambda t: (t[0], t[1]))
-        groups = []
-        for t in scaled:
-            if groups and groups[-1][0][0] == t[0] and groups[-1][0][1] == t[1]:
-                groups[-1].append(t)
-            else:
-                groups.append([t])
-        for choice in product(*[permutations(g) for g in groups]):
-            budget[0] -= 1
-            if budget[0] < 0:
-                return False
-            order = [t for g in choice for t in g]
-            newW = [t[0] for t in order]
-            newb = [t[1] for t in order]
-            nextW = [[row[t[3]] * t[2] for t in order] for row in Wn]
-            new_layers = list(layers)
-            new_layers[l] = (newW, newb)
-            new_layers[l + 1] = (nextW, list(bn))
-            if not rec(new_layers, l + 1):
-                return False
-        return True
-
-    return best[0] if rec(layers0, 0) else None
-
-
-def _zero_row_counts(net: Network) -> tuple[int, ...]:
-    return tuple(sum(1 for w, b in zip(L.weight, L.bias) if not any(w) and b == 0) for L in net.layers[:-1])
-
-
-def outside_orbit(a: Network, b: Network) -> bool | None:
-    """``True`` if ``b`` is provably outside the orbit of ``a``, ``False`` if inside, ``None`` if undecided."""
-    if a.architecture != b.architecture:
-        return True
-    if _zero_row_counts(a) != _zero_row_counts(b):
-        return True  # a zero incoming row stays zero under permutation and positive scaling
-    fa, fb = orbit_form(a), orbit_form(b)
-    if fa is None or fb is None:
-        return None
-    return fa != fb
-
-
 # ---- the witness -------------------------------------------------------------------
 
-def _differences(a: Network, b: Network):
+def _differences(ctx, a: Network, b: Network):
     """Positions where two same-architecture networks differ: ('W', layer-map, row, col) / ('b', layer-map, row)."""
+    charge(ctx, a.n_params, "comparing θ′ with θ")
     out = []
     for m, (La, Lb) in enumerate(zip(a.layers, b.layers)):
         for r, (ra, rb) in enumerate(zip(La.weight, Lb.weight)):
@@ -432,130 +341,166 @@ def _single(ctx, items, what: str):
     return items[0]
 
 
+def _dead_neuron(ctx, kind, a, b, diffs) -> Construction:
+    """Only the outgoing column W^{l+1}[:, i] changes."""
+    hidden = len(a.hidden_widths)
+    if any(d[0] != "W" or not 1 <= d[1] <= hidden for d in diffs):
+        fail(ctx, "θ′ changes more than outgoing weights of hidden neurons")
+    l, i = _single(ctx, ((d[1], d[3]) for d in diffs), "changes the outgoing weights")
+    return Construction(kind, l, (i,), f"changes only the outgoing weights of neuron {i + 1} in hidden layer {l}",
+                        ("dead-neuron", l, (i,)), f"that neuron is dead (no input has z^{l}_{i + 1} > 0)")
+
+
+def _bias_shift(ctx, kind, a, b, diffs) -> Construction:
+    """b^l_i += δ > 0 and b^{l+1} -= δ W^{l+1}[:, i] (always-active, collapsed-kink)."""
+    hidden = len(a.hidden_widths)
+    shifted = [d for d in diffs if d[0] == "b"]
+    if not shifted:
+        fail(ctx, "θ′ shifts no bias")
+    low = min(d[1] for d in shifted)           # b^l_i moves; b^(l+1) (one layer map up) compensates
+    if low >= hidden:
+        fail(ctx, "θ′ shifts only the output bias")
+    l, i = _single(ctx, ((d[1] + 1, d[2]) for d in shifted if d[1] == low), "shifts the bias")
+    _neuron(ctx, a, l, i)
+    delta = b.layers[l - 1].bias[i] - a.layers[l - 1].bias[i]
+    if not delta > 0:
+        fail(ctx, f"the bias shift δ = {R.show(delta)} of neuron ({l}, {i + 1}) must be positive")
+    col = [row[i] for row in a.layers[l].weight]
+    expect = tuple(x - delta * c for x, c in zip(a.layers[l].bias, col))
+    if b.layers[l].bias != expect:
+        fail(ctx, f"b^{l + 1} of θ′ is not b^{l + 1} - δ·W^{l + 1}[:, {i + 1}]")
+    if any(d[0] == "W" or not ((d[1] == l - 1 and d[2] == i) or d[1] == l) for d in diffs):
+        fail(ctx, f"θ′ changes parameters other than b^{l}_{i + 1} and b^{l + 1}")
+    what = f"moves δ = {R.show(delta)} from b^{l + 1} into the bias of neuron {i + 1} in hidden layer {l}"
+    if kind == "collapsed-kink":
+        return Construction(kind, l, (i,), what, ("collapsed-kink", l, (i,)),
+                            f"the next layer collapses that neuron's kink (every successor is <= 0, with and "
+                            f"without the neuron's ReLU, wherever z^{l}_{i + 1} < 0)")
+    return Construction(kind, l, (i,), what, ("always-active", l, (i,)),
+                        f"that neuron is always active (no input has z^{l}_{i + 1} < 0)")
+
+
+def _never_coactive(ctx, kind, a, b, diffs) -> Construction:
+    """A single weight W^l[j, i] decreases, i in layer l-1, j in layer l."""
+    if len(diffs) != 1 or diffs[0][0] != "W" or not 1 <= diffs[0][1] < len(a.hidden_widths):
+        fail(ctx, "θ′ must differ from θ in exactly one weight between two hidden layers")
+    _, m, j, i = diffs[0]
+    l = m + 1
+    if not b.layers[m].weight[j][i] < a.layers[m].weight[j][i]:
+        fail(ctx, f"W^{l}[{j + 1}, {i + 1}] must decrease")
+    return Construction(kind, l, (i, j), f"decreases W^{l}[{j + 1}, {i + 1}]", ("never-coactive", l, (i, j)),
+                        f"neuron {i + 1} of hidden layer {l - 1} and neuron {j + 1} of hidden layer {l} are never "
+                        f"co-active (no input has z^{l - 1}_{i + 1} > 0 and z^{l}_{j + 1} > 0)")
+
+
+def _zero_outgoing_construction(ctx, kind, a, b, diffs) -> Construction:
+    """Only the incoming row of a neuron with zero outgoing weights changes."""
+    if any(not 0 <= d[1] < len(a.hidden_widths) for d in diffs):
+        fail(ctx, "θ′ changes more than incoming rows of hidden neurons")
+    l, i = _single(ctx, ((d[1] + 1, d[2]) for d in diffs), "changes the incoming row")
+    _zero_outgoing(ctx, a, l, i)
+    return Construction(kind, l, (i,), f"changes only the incoming row of neuron {i + 1} in hidden layer {l}, "
+                        "whose outgoing weights are 0 (recomputed)")
+
+
+def _proportional_construction(ctx, kind, a, b, diffs) -> Construction:
+    """W^{l+1}[:, i] += λ W^{l+1}[:, j], W^{l+1}[:, j] = 0."""
+    hidden = len(a.hidden_widths)
+    if any(d[0] != "W" or not 1 <= d[1] <= hidden for d in diffs):
+        fail(ctx, "θ′ changes more than outgoing weights of hidden neurons")
+    layers = {d[1] for d in diffs}
+    if len(layers) != 1:
+        fail(ctx, "θ′ changes outgoing weights in more than one layer")
+    l = layers.pop()
+    Na, Nb = a.layers[l], b.layers[l]
+    cols = sorted({d[3] for d in diffs})
+    gone = [c for c in cols if not any(row[c] for row in Nb.weight)]
+    if len(cols) != 2 or len(gone) != 1:
+        fail(ctx, "θ′ must move the outgoing weights of one neuron onto another")
+    j = gone[0]
+    i = next(c for c in cols if c != j)
+    lam = _proportional(ctx, a, l, i, j)
+    expect = tuple(tuple(r[t] + lam * r[j] if t == i else (Fraction(0) if t == j else r[t])
+                         for t in range(len(r))) for r in Na.weight)
+    if Nb.weight != expect:
+        fail(ctx, f"θ′ is not W^{l + 1}[:, {i + 1}] += λ W^{l + 1}[:, {j + 1}], W^{l + 1}[:, {j + 1}] = 0 with "
+                  f"λ = {R.show(lam)}")
+    return Construction(kind, l, (i, j), f"moves the outgoing weights of neuron {j + 1} onto neuron {i + 1} in "
+                        f"hidden layer {l}, whose rows are positively proportional (λ = {R.show(lam)}, recomputed)")
+
+
+def _flipped_rows(ctx, a, b, diffs, lowest: int):
+    """(l, F): θ′ negates exactly the rows F of (W^l, b^l), l the lowest layer θ′ changes (>= ``lowest``)."""
+    l = min(d[1] for d in diffs) + 1      # rows of (W^l, b^l) negated; b^(l+1) compensates
+    if not lowest <= l <= len(a.hidden_widths):
+        fail(ctx, "θ′ changes only the output layer: that flips no hidden neuron" if lowest == 1 else
+             "θ′ must flip neurons of a hidden layer >= 2")
+    La, Lb = a.layers[l - 1], b.layers[l - 1]
+    F = tuple(sorted({d[2] for d in diffs if d[1] == l - 1}))
+    for i in range(La.n_out):
+        s = -1 if i in F else 1
+        if Lb.weight[i] != tuple(s * x for x in La.weight[i]) or Lb.bias[i] != s * La.bias[i]:
+            fail(ctx, f"row {i + 1} of layer {l} is not {'negated' if s < 0 else 'kept'}")
+    return l, F
+
+
+def _affine_layer_flip(ctx, kind, a, b, diffs) -> Construction:
+    """Negate the rows in F of (W^l, b^l), b^{l+1} += the constant c_F."""
+    l, F = _flipped_rows(ctx, a, b, diffs, 2)
+    Na, Nb = a.layers[l], b.layers[l]
+    if Nb.weight != Na.weight or any(d[1] not in (l - 1, l) for d in diffs):
+        fail(ctx, f"θ′ changes more than the rows in F and b^{l + 1}")
+    constant = tuple(y - x for x, y in zip(Na.bias, Nb.bias))
+    return Construction(kind, l, F, f"flips F = {{{_one_based(F)}}} in hidden layer {l} and adds "
+                        f"{[R.show(c) for c in constant]} to b^{l + 1}", ("affine-layer-flip", l, F, constant),
+                        f"Σ_(i∈F) W^{l + 1}[:, i] z^{l}_i is that constant on R^n0")
+
+
+def _layer_flip(ctx, kind, a, b, diffs) -> Construction:
+    """Negate the rows in F of (W^l, b^l), b^{l+1} += Σ_F W^{l+1}[:, i] b^l_i."""
+    l, F = _flipped_rows(ctx, a, b, diffs, 1)
+    La, Na, Nb = a.layers[l - 1], a.layers[l], b.layers[l]
+    if not _flip_product_zero(ctx, a, l, F):
+        fail(ctx, f"the layer-flip identity fails for F = {{{_one_based(F)}}}")
+    expect = tuple(c + sum((row[i] * La.bias[i] for i in F), Fraction(0)) for c, row in zip(Na.bias, Na.weight))
+    if Nb.weight != Na.weight or Nb.bias != expect:
+        fail(ctx, f"layer {l + 1} of θ′ is not W^{l + 1} with b^{l + 1} + Σ_F W^{l + 1}[:, i] b^{l}_i")
+    if any(d[1] not in (l - 1, l) for d in diffs):
+        fail(ctx, "θ′ changes other layers")
+    return Construction(kind, l, F, f"flips F = {{{_one_based(F)}}} in hidden layer {l}, and "
+                        "Σ_(i∈F) W^(l+1)[:, i] W^l[i, :] = 0 (recomputed)")
+
+
+def _two_layer_flip(ctx, kind, a, b, diffs):
+    """θ^{F1,F2} of docs/mathematics.md §8.1."""
+    from reluid.checker.two_layers import flips_construction
+    return flips_construction(ctx, a, b)
+
+
+#: The construction of each mechanism, read from the differences between θ′ and θ.
+_CONSTRUCTIONS = {"dead-neuron": _dead_neuron, "always-active": _bias_shift, "collapsed-kink": _bias_shift,
+                  "never-coactive": _never_coactive, "zero-outgoing": _zero_outgoing_construction,
+                  "proportional-neurons": _proportional_construction, "affine-layer-flip": _affine_layer_flip,
+                  "layer-flip": _layer_flip, "two-layer-flip": _two_layer_flip}
+
+
 def _read_construction(ctx, kind: str, a: Network, b: Network) -> Construction:
     """θ′ = b must be exactly the construction of ``kind`` applied to θ = a; the neurons come from the differences."""
-    diffs = _differences(a, b)
+    if not isinstance(kind, str) or kind not in _CONSTRUCTIONS:
+        fail(ctx, f"unknown mechanism {R.show(kind)}")
+    diffs = _differences(ctx, a, b)
     if not diffs:
         fail(ctx, "the witness network equals θ")
-    hidden = len(a.hidden_widths)
-    if kind == "dead-neuron":   # only the outgoing column W^{l+1}[:, i] changes
-        if any(d[0] != "W" or not 1 <= d[1] <= hidden for d in diffs):
-            fail(ctx, "θ′ changes more than outgoing weights of hidden neurons")
-        l, i = _single(ctx, ((d[1], d[3]) for d in diffs), "changes the outgoing weights")
-        return Construction(kind, l, (i,), f"changes only the outgoing weights of neuron {i + 1} in hidden layer {l}",
-                            ("dead-neuron", l, (i,)), f"that neuron is dead (no input has z^{l}_{i + 1} > 0)")
-    if kind in ("always-active", "collapsed-kink"):   # b^l_i += δ > 0 and b^{l+1} -= δ W^{l+1}[:, i]
-        shifted = [d for d in diffs if d[0] == "b"]
-        if not shifted:
-            fail(ctx, "θ′ shifts no bias")
-        low = min(d[1] for d in shifted)           # b^l_i moves; b^(l+1) (one layer map up) compensates
-        if low >= hidden:
-            fail(ctx, "θ′ shifts only the output bias")
-        l, i = _single(ctx, ((d[1] + 1, d[2]) for d in shifted if d[1] == low), "shifts the bias")
-        _neuron(ctx, a, l, i)
-        delta = b.layers[l - 1].bias[i] - a.layers[l - 1].bias[i]
-        if not delta > 0:
-            fail(ctx, f"the bias shift δ = {delta} of neuron ({l}, {i + 1}) must be positive")
-        col = [row[i] for row in a.layers[l].weight]
-        expect = tuple(x - delta * c for x, c in zip(a.layers[l].bias, col))
-        if b.layers[l].bias != expect:
-            fail(ctx, f"b^{l + 1} of θ′ is not b^{l + 1} - δ·W^{l + 1}[:, {i + 1}]")
-        if any(d[0] == "W" or not ((d[1] == l - 1 and d[2] == i) or d[1] == l) for d in diffs):
-            fail(ctx, f"θ′ changes parameters other than b^{l}_{i + 1} and b^{l + 1}")
-        what = f"moves δ = {delta} from b^{l + 1} into the bias of neuron {i + 1} in hidden layer {l}"
-        if kind == "collapsed-kink":
-            return Construction(kind, l, (i,), what, ("collapsed-kink", l, (i,)),
-                                f"the next layer collapses that neuron's kink (every successor is <= 0, with and "
-                                f"without the neuron's ReLU, wherever z^{l}_{i + 1} < 0)")
-        return Construction(kind, l, (i,), what, ("always-active", l, (i,)),
-                            f"that neuron is always active (no input has z^{l}_{i + 1} < 0)")
-    if kind == "never-coactive":   # a single weight W^l[j, i] decreases, i in layer l-1, j in layer l
-        if len(diffs) != 1 or diffs[0][0] != "W" or not 1 <= diffs[0][1] < hidden:
-            fail(ctx, "θ′ must differ from θ in exactly one weight between two hidden layers")
-        _, m, j, i = diffs[0]
-        l = m + 1
-        if not b.layers[m].weight[j][i] < a.layers[m].weight[j][i]:
-            fail(ctx, f"W^{l}[{j + 1}, {i + 1}] must decrease")
-        return Construction(kind, l, (i, j), f"decreases W^{l}[{j + 1}, {i + 1}]", ("never-coactive", l, (i, j)),
-                            f"neuron {i + 1} of hidden layer {l - 1} and neuron {j + 1} of hidden layer {l} are never "
-                            f"co-active (no input has z^{l - 1}_{i + 1} > 0 and z^{l}_{j + 1} > 0)")
-    if kind == "zero-outgoing":   # only the incoming row of a neuron with zero outgoing weights changes
-        if any(not 0 <= d[1] < hidden for d in diffs):
-            fail(ctx, "θ′ changes more than incoming rows of hidden neurons")
-        l, i = _single(ctx, ((d[1] + 1, d[2]) for d in diffs), "changes the incoming row")
-        _zero_outgoing(ctx, a, l, i)
-        return Construction(kind, l, (i,), f"changes only the incoming row of neuron {i + 1} in hidden layer {l}, "
-                            "whose outgoing weights are 0 (recomputed)")
-    if kind == "proportional-neurons":   # W^{l+1}[:, i] += λ W^{l+1}[:, j], W^{l+1}[:, j] = 0
-        if any(d[0] != "W" or not 1 <= d[1] <= hidden for d in diffs):
-            fail(ctx, "θ′ changes more than outgoing weights of hidden neurons")
-        layers = {d[1] for d in diffs}
-        if len(layers) != 1:
-            fail(ctx, "θ′ changes outgoing weights in more than one layer")
-        l = layers.pop()
-        Na, Nb = a.layers[l], b.layers[l]
-        cols = sorted({d[3] for d in diffs})
-        gone = [c for c in cols if not any(row[c] for row in Nb.weight)]
-        if len(cols) != 2 or len(gone) != 1:
-            fail(ctx, "θ′ must move the outgoing weights of one neuron onto another")
-        j = gone[0]
-        i = next(c for c in cols if c != j)
-        lam = _proportional(ctx, a, l, i, j)
-        expect = tuple(tuple(r[t] + lam * r[j] if t == i else (Fraction(0) if t == j else r[t])
-                             for t in range(len(r))) for r in Na.weight)
-        if Nb.weight != expect:
-            fail(ctx, f"θ′ is not W^{l + 1}[:, {i + 1}] += λ W^{l + 1}[:, {j + 1}], W^{l + 1}[:, {j + 1}] = 0 with "
-                      f"λ = {lam}")
-        return Construction(kind, l, (i, j), f"moves the outgoing weights of neuron {j + 1} onto neuron {i + 1} in "
-                            f"hidden layer {l}, whose rows are positively proportional (λ = {lam}, recomputed)")
-    if kind == "affine-layer-flip":   # negate the rows in F of (W^l, b^l), b^{l+1} += the constant c_F
-        l = min(d[1] for d in diffs) + 1
-        if not 2 <= l <= hidden:
-            fail(ctx, "θ′ must flip neurons of a hidden layer >= 2")
-        La, Lb, Na, Nb = a.layers[l - 1], b.layers[l - 1], a.layers[l], b.layers[l]
-        F = tuple(sorted({d[2] for d in diffs if d[1] == l - 1}))
-        for i in range(La.n_out):
-            s = -1 if i in F else 1
-            if Lb.weight[i] != tuple(s * x for x in La.weight[i]) or Lb.bias[i] != s * La.bias[i]:
-                fail(ctx, f"row {i + 1} of layer {l} is not {'negated' if s < 0 else 'kept'}")
-        if Nb.weight != Na.weight or any(d[1] not in (l - 1, l) for d in diffs):
-            fail(ctx, f"θ′ changes more than the rows in F and b^{l + 1}")
-        constant = tuple(y - x for x, y in zip(Na.bias, Nb.bias))
-        return Construction(kind, l, F, f"flips F = {{{_one_based(F)}}} in hidden layer {l} and adds "
-                            f"{[str(c) for c in constant]} to b^{l + 1}", ("affine-layer-flip", l, F, constant),
-                            f"Σ_(i∈F) W^{l + 1}[:, i] z^{l}_i is that constant on R^n0")
-    if kind == "layer-flip":   # negate the rows in F of (W^l, b^l), b^{l+1} += Σ_F W^{l+1}[:, i] b^l_i
-        l = min(d[1] for d in diffs) + 1      # rows of (W^l, b^l) negated; b^(l+1) compensates
-        if l > hidden:
-            fail(ctx, "θ′ changes only the output layer: that flips no hidden neuron")
-        La, Lb, Na, Nb = a.layers[l - 1], b.layers[l - 1], a.layers[l], b.layers[l]
-        F = tuple(sorted({d[2] for d in diffs if d[1] == l - 1}))
-        for i in range(La.n_out):
-            s = -1 if i in F else 1
-            if Lb.weight[i] != tuple(s * x for x in La.weight[i]) or Lb.bias[i] != s * La.bias[i]:
-                fail(ctx, f"row {i + 1} of layer {l} is not {'negated' if s < 0 else 'kept'}")
-        if not _flip_product_zero(a, l, F):
-            fail(ctx, f"the layer-flip identity fails for F = {{{_one_based(F)}}}")
-        expect = tuple(c + sum((row[i] * La.bias[i] for i in F), Fraction(0)) for c, row in zip(Na.bias, Na.weight))
-        if Nb.weight != Na.weight or Nb.bias != expect:
-            fail(ctx, f"layer {l + 1} of θ′ is not W^{l + 1} with b^{l + 1} + Σ_F W^{l + 1}[:, i] b^{l}_i")
-        if any(d[1] not in (l - 1, l) for d in diffs):
-            fail(ctx, "θ′ changes other layers")
-        return Construction(kind, l, F, f"flips F = {{{_one_based(F)}}} in hidden layer {l}, and "
-                            "Σ_(i∈F) W^(l+1)[:, i] W^l[i, :] = 0 (recomputed)")
-    if kind == "two-layer-flip":   # θ^{F1,F2} of docs/mathematics.md §8.1
-        from reluid.checker.two_layers import flips_construction
-        return flips_construction(ctx, a, b)
-    fail(ctx, f"unknown mechanism {kind!r}")
+    return _CONSTRUCTIONS[kind](ctx, kind, a, b, diffs)
 
 
-def construction(net: Network, theta2: Network, kind: str) -> Construction:
+def construction(net: Network, theta2: Network, kind: str, budget: Budget | None = None) -> Construction:
     """The construction θ′ is, with the premise it needs; raises CheckFailed unless θ′ ∉ orbit(θ) too."""
-    ctx = Context(net, "witness")
+    ctx = Context(net, "witness", budget or Budget())
     if theta2.architecture != net.architecture:
         fail(ctx, f"witness architecture {theta2.architecture} differs from {net.architecture}")
     c = _read_construction(ctx, kind, net, theta2)
-    out = outside_orbit(net, theta2)
+    out = outside_orbit(net, theta2, ctx)
     if out is None:
         fail(ctx, "cannot decide orbit membership (zero incoming rows in both networks)")
     if not out:
@@ -600,115 +545,81 @@ def verify_proportional(evidence, ctx: Context) -> str:
     if len(neurons) != 2:
         fail(ctx, "a proportional pair names two neurons")
     lam = _proportional(ctx, ctx.network, l, *neurons)
-    return (f"the row of neuron {neurons[1] + 1} = {lam} × the row of neuron {neurons[0] + 1} in hidden layer {l} "
-            "(recomputed)")
+    return (f"the row of neuron {neurons[1] + 1} = {R.show(lam)} × the row of neuron {neurons[0] + 1} in hidden "
+            f"layer {l} (recomputed)")
 
 
 @verifies(ClaimKind.DEEP_WITNESS)
 def verify_witness(evidence, ctx: Context) -> str:
     """θ′ is the named mechanism's construction and lies outside the orbit; it agrees at the listed inputs."""
     net = ctx.network
-    try:
-        theta2 = network_from_dict(_thaw(evidence.get("network")), "witness network")
-    except CertificateError as e:
-        fail(ctx, str(e))
-    c = construction(net, theta2, evidence.get("mechanism"))
-    inputs = _points(ctx, evidence, "inputs", net.input_dim) if "inputs" in evidence else ()
+    theta2 = R.network(ctx, evidence.get("network"), "witness network")
+    c = construction(net, theta2, evidence.get("mechanism"), ctx.budget)
+    inputs = R.points(ctx, evidence["inputs"], "inputs", net.input_dim) if "inputs" in evidence else ()
+    charge(ctx, 2 * len(inputs) * net.n_params, "evaluating θ and θ′ at the listed inputs")
     for x in inputs:
         if net(x) != theta2(x):
-            fail(ctx, f"θ and θ′ differ at input {[str(v) for v in x]}")
+            fail(ctx, f"θ and θ′ differ at input {[R.show(v) for v in x]}")
     tail = f"; equal at {len(inputs)} listed inputs (a sanity check)" if inputs else ""
     return (f"θ′ {c.what}" + (f"; it keeps the function if {c.premise_text}" if c.premise else "")
             + f"; outside the orbit (normal forms differ){tail}")
 
 
-def _thaw(obj):
-    if hasattr(obj, "items"):
-        return {k: _thaw(v) for k, v in obj.items()}
-    if isinstance(obj, tuple):
-        return [_thaw(v) for v in obj]
-    return obj
-
-
 # ---- information claims ------------------------------------------------------------
+
+def _witness_entries(ctx, evidence, key, size, npoints):
+    """The (…, point index) tuples of an activity claim."""
+    out = R.tuples(ctx, evidence.get(key), key, size)
+    for t in out:
+        if not 0 <= t[-1] < npoints:
+            fail(ctx, f"{key}: point index {R.show(t[-1])} out of range")
+    return out
+
 
 @verifies(ClaimKind.DEEP_ACTIVITY)
 def verify_activity(evidence, ctx: Context) -> str:
     """Exact pre-activations at the listed points have the listed signs."""
     net = ctx.network
-    pts = _points(ctx, evidence, "points", net.input_dim)
+    pts = R.points(ctx, evidence.get("points"), "evidence field 'points'", net.input_dim)
+    active = _witness_entries(ctx, evidence, "active", 3, len(pts))
+    inactive = _witness_entries(ctx, evidence, "inactive", 3, len(pts))
+    coactive = _witness_entries(ctx, evidence, "coactive", 4, len(pts))
+    charge(ctx, len(pts) * net.n_params, "evaluating the network at the listed points")
     pre = [net.preactivations(x) for x in pts]
-
-    def entries(key, size):
-        raw = evidence.get(key)
-        if not isinstance(raw, (list, tuple)) or not all(
-                isinstance(t, (list, tuple)) and len(t) == size and all(isinstance(v, int) and not isinstance(v, bool)
-                                                                        for v in t) for t in raw):
-            fail(ctx, f"{key} must be a list of {size}-tuples of integers")
-        for t in raw:
-            if not 0 <= t[-1] < len(pts):
-                fail(ctx, f"{key}: point index {t[-1]} out of range")
-        return raw
-
-    for l, i, k in entries("active", 3):
+    for l, i, k in active:
         _neuron(ctx, net, l, i)
         if not pre[k][l - 1][i] > 0:
             fail(ctx, f"neuron {i + 1} of hidden layer {l} is not active at point {k + 1}")
-    for l, i, k in entries("inactive", 3):
+    for l, i, k in inactive:
         _neuron(ctx, net, l, i)
         if not pre[k][l - 1][i] < 0:
             fail(ctx, f"neuron {i + 1} of hidden layer {l} is not negative at point {k + 1}")
-    for l, i, j, k in entries("coactive", 4):
+    for l, i, j, k in coactive:
         if l < 2:
             fail(ctx, "co-activity needs hidden layer >= 2")
         _neuron(ctx, net, l - 1, i)
         _neuron(ctx, net, l, j)
         if not (pre[k][l - 2][i] > 0 and pre[k][l - 1][j] > 0):
-            fail(ctx, f"neuron {i + 1} of hidden layer {l - 1} and neuron {j + 1} of hidden layer {l} are not co-active at point {k + 1}")
-    return (f"{len(evidence['active'])} activity, {len(evidence['inactive'])} inactivity and "
-            f"{len(evidence['coactive'])} co-activity witnesses at {len(pts)} points (recomputed)")
+            fail(ctx, f"neuron {i + 1} of hidden layer {l - 1} and neuron {j + 1} of hidden layer {l} are not "
+                      f"co-active at point {k + 1}")
+    return (f"{len(active)} activity, {len(inactive)} inactivity and {len(coactive)} co-activity witnesses at "
+            f"{len(pts)} points (recomputed)")
 
 
 @verifies(ClaimKind.DEEP_NO_LAYER_FLIP)
 def verify_no_layer_flip(evidence, ctx: Context) -> str:
     """The vectors vec(W^{l+1}[:, i] W^l[i, :]) have full rank mod p, hence over Q: no flip set."""
     net = ctx.network
-    p = _prime(ctx, evidence)
+    p = R.prime(ctx, evidence.get("prime"), "evidence field 'prime'", lo=3)
     layers = _ints(ctx, evidence, "layers")
     for l in layers:
         n = _hidden_layer(ctx, net, l)
-        Wl = [[_residue(x, p, ctx) for x in row] for row in net.layers[l - 1].weight]
-        Wn = [[_residue(x, p, ctx) for x in row] for row in net.layers[l].weight]
-        n_in = net.layers[l - 1].n_in          # entry (o, k) of vector i is W^{l+1}[o, i] W^l[i, k], mod p
-        entries = [Wn[o][i] * Wl[i][k] % p for o in range(len(Wn)) for k in range(n_in) for i in range(n)]
-        if flint.nmod_mat(len(Wn) * n_in, n, entries, p).rank() != n:
+        n_in, n_out = net.layers[l - 1].n_in, net.layers[l].n_out
+        charge(ctx, n * (n_in + n_out + n_in * n_out), f"the layer-flip vectors of hidden layer {l}")
+        Wl = [[R.residue(ctx, x, p) for x in row] for row in net.layers[l - 1].weight]
+        Wn = [[R.residue(ctx, x, p) for x in row] for row in net.layers[l].weight]
+        # entry (o, k) of vector i is W^{l+1}[o, i] W^l[i, k], mod p
+        entries = [Wn[o][i] * Wl[i][k] % p for o in range(n_out) for k in range(n_in) for i in range(n)]
+        if rank_mod_p(n_out * n_in, n, entries, p) != n:
             fail(ctx, f"the layer-flip vectors of hidden layer {l} are dependent modulo {p}")
     return f"no layer flip set in hidden layers {list(layers)}: full rank modulo {p} (recomputed)"
-
-
-def jacobian_rows(net: Network, x) -> tuple[list[list[Fraction]], bool]:
-    """(rows ∂F_o(x)/∂θ for every output o, smooth) by exact reverse-mode differentiation.
-
-    Parameters are ordered layer by layer, W row-major then b; ``smooth`` is
-    False when some hidden pre-activation is exactly 0.
-    """
-    hs = [tuple(x)]
-    masks = []
-    smooth = True
-    for L in net.layers[:-1]:
-        z = L.apply(hs[-1])
-        smooth = smooth and all(v != 0 for v in z)
-        masks.append(tuple(v > 0 for v in z))
-        hs.append(tuple(v if v > 0 else Fraction(0) for v in z))
-    rows = []
-    for out in range(net.output_dim):
-        delta = [Fraction(int(o == out)) for o in range(net.output_dim)]
-        grads = []
-        for m in range(len(net.layers) - 1, -1, -1):
-            L = net.layers[m]
-            grads.append([d * h for d in delta for h in hs[m]] + list(delta))
-            if m:
-                delta = [sum((L.weight[o][k] * delta[o] for o in range(L.n_out)), Fraction(0)) if masks[m - 1][k]
-                         else Fraction(0) for k in range(L.n_in)]
-        rows.append([v for g in reversed(grads) for v in g])
-    return rows, smooth

@@ -20,7 +20,8 @@ scope neuron; the columns of decided neurons are identically zero, so this is
 the same test as over the compacted variables of the format.
 
 Imports only the standard library, :mod:`reluid.model`,
-:mod:`reluid.certificates.schema` (number reading) and :mod:`reluid.errors`.
+:mod:`reluid.certificates.schema` (number reading), :func:`reluid.checker.readers.show`
+and :mod:`reluid.errors`.
 Every defect -- malformed evidence included -- raises
 :class:`reluid.errors.CheckFailed`; nothing else escapes for bad input.
 
@@ -40,6 +41,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from reluid.certificates.schema import q as _read_rational
+from reluid.checker.readers import show
 from reluid.errors import CertificateError, CheckFailed
 from reluid.model.network import Network
 
@@ -118,11 +120,7 @@ class _Rows:
         p = problem
         n0, nv = p.n0, p.nv
         self.problem, self.sigma = p, sigma
-        post = []                              # affine post-activations of the previous layer
-        for c in range(n0):
-            e = [0] * (nv + 1)
-            e[c] = 1
-            post.append(e)
+        post: list[list[int]] = []             # affine post-activations of the previous layer (x itself: unused)
         live = list(range(n0))                 # columns that may be nonzero in ``post``
         E = 1                                  # common denominator of ``post``
         self.z: dict[int, list] = {}
@@ -132,16 +130,7 @@ class _Rows:
             D, W, b = p.layers[l]
             top = l == p.L
             neurons = p.condition_neurons[l] if top else range(len(W))
-            cols = list(zip(*post)) if post else []
-            live_cols = [(c, cols[c]) for c in live]
-            Z = {}
-            for i in neurons:
-                row = [0] * (nv + 1)
-                Wi = W[i]
-                for c, col in live_cols:
-                    row[c] = sum(map(int.__mul__, Wi, col))
-                row[nv] = b[i] * E + (sum(map(int.__mul__, Wi, cols[nv])) if cols else 0)
-                Z[i] = row
+            Z = {i: self._pre(W[i], b[i], post, live, E, l == 1) for i in neurons}
             E *= D
             self.z[l], self.den[l] = Z, E
             if top:
@@ -172,6 +161,17 @@ class _Rows:
         self.closed = closed
         self.strict = [("z", layer, neuron, 1 if sign == ">0" else -1)
                        for layer, neuron, sign in p.conditions if sign in (">0", "<0")]
+
+    def _pre(self, Wi, bi, post, live, E, first: bool) -> list[int]:
+        """The pre-activation W_i · post + b_i E as an integer vector over (x, h, 1)."""
+        nv = self.problem.nv
+        if first:                              # the previous layer is x itself: the row is W_i
+            return list(Wi) + [0] * (nv - len(Wi)) + [bi * E]
+        row = [0] * (nv + 1)
+        for c in live:
+            row[c] = sum(w * v[c] for w, v in zip(Wi, post) if v[c])
+        row[nv] = bi * E + sum(w * v[nv] for w, v in zip(Wi, post) if v[nv])
+        return row
 
     def row(self, desc) -> tuple[list[int], int]:
         """(integer vector over (x, h, 1), positive denominator) of one row."""
@@ -207,6 +207,10 @@ class _Problem:
         self.scope_index = {(l, i): self.offset[l] + i for l in range(1, self.L) for i in range(widths[l - 1])}
         self.layers = {l: _integer_layer(net.layers[l - 1]) for l in range(1, self.L + 1)}
         self.condition_neurons = {l: sorted({c[1] for c in conditions if c[0] == l}) for l in range(1, self.L + 1)}
+        rows = [widths[l - 1] if l < self.L else len(self.condition_neurons[l]) for l in range(1, self.L + 1)]
+        fan_in = [1] + list(widths[:self.L - 1])           # layer 1 copies W_i; layer l sums over layer l - 1
+        #: the work of one leaf: its rows over (x, h, 1), and their combination by the multipliers
+        self.leaf_cost = (self.nv + 1) * (sum(r * f for r, f in zip(rows, fan_in)) + 2 * S + len(conditions))
 
 
 # ---- evidence ----------------------------------------------------------------------------
@@ -270,15 +274,15 @@ def _check_leaf(problem: _Problem, sigma: list[int], leaf, where: str) -> None:
         c = bad[0]
         name = f"x_{c}" if c < problem.n0 else "h of scope neuron %d" % (c - problem.n0)
         raise _Fail(f"{where}: the combination of the rows is not constant (coefficient of {name} is "
-                    f"{Fraction(acc[c], G)})")
+                    f"{show(Fraction(acc[c], G))})")
     if acc[-1] > 0:
-        raise _Fail(f"{where}: the combination of the rows is the constant {Fraction(acc[-1], G)} > 0")
+        raise _Fail(f"{where}: the combination of the rows is the constant {show(Fraction(acc[-1], G))} > 0")
     if acc[-1] == 0 and not mus:
         raise _Fail(f"{where}: the combination is 0 with no strict row: no contradiction")
 
 
 def verify_no_input(net: Network, conditions, evidence, *, claim: str = "farkas-tree",
-                    max_leaves: int = MAX_LEAVES) -> int:
+                    max_leaves: int = MAX_LEAVES, budget=None) -> int:
     """Verify a ``reluid.farkas-tree/1`` certificate that no x in R^{n0} meets ``conditions``.
 
     Parameters
@@ -294,6 +298,10 @@ def verify_no_input(net: Network, conditions, evidence, *, claim: str = "farkas-
         The name :class:`CheckFailed` reports.
     max_leaves : int, keyword-only
         Trees with more leaves are rejected.
+    budget : callable, keyword-only
+        ``budget(steps, what)`` is called before every loop whose length the
+        network or the tree controls (it raises to stop the check: the
+        checker's work limit, :func:`reluid.checker.registry.charge`).
 
     Returns
     -------
@@ -310,18 +318,20 @@ def verify_no_input(net: Network, conditions, evidence, *, claim: str = "farkas-
         if not isinstance(net, Network):
             raise _Fail(f"expected a Network, got {type(net).__name__}")
         conds = _read_conditions(net, conditions)
-        return _verify(net, conds, evidence, max_leaves)
+        return _verify(net, conds, evidence, max_leaves, budget or (lambda steps, what: None))
     except _Fail as e:
         raise CheckFailed(claim, str(e)) from None
     except RecursionError:  # not reached by the iterative walk; kept as a last line of defence
         raise CheckFailed(claim, "evidence nested too deeply") from None
 
 
-def _verify(net: Network, conds, evidence, max_leaves: int) -> int:
+def _verify(net: Network, conds, evidence, max_leaves: int, budget) -> int:
     if not isinstance(evidence, Mapping) or set(evidence) != {"format", "scope_layers", "tree"}:
         raise _Fail("evidence must be {'format', 'scope_layers', 'tree'}")
     if evidence["format"] != FORMAT:
         raise _Fail(f"format must be {FORMAT!r}, got {evidence['format']!r:.60}")
+    budget(sum(net.layers[l].n_out * (net.layers[l].n_in + 1) for l in range(max(c[0] for c in conds))),
+           "reading the layers of a Farkas-tree question")
     problem = _Problem(net, conds)
     sl = evidence["scope_layers"]
     if not _int(sl) or sl != problem.L - 1:
@@ -342,6 +352,7 @@ def _verify(net: Network, conds, evidence, max_leaves: int) -> int:
             leaves += 1
             if leaves > max_leaves:
                 raise _Fail(f"the tree has more than {max_leaves} leaves")
+            budget(problem.leaf_cost, "the rows of one Farkas-tree leaf")
             _check_leaf(problem, sigma, node["leaf"], where)
         elif "split" in node:
             if set(node) != {"split", "pos", "neg"}:

@@ -63,19 +63,18 @@ from __future__ import annotations
 
 import hashlib
 import math
-import sys
-from array import array
 from collections.abc import Mapping
 from fractions import Fraction
 
 from flint import fmpz_mat, nmod_mat
 
-from reluid.certificates.schema import q
 from reluid.certificates.schema import ClaimKind
+from reluid.checker import readers as R
+from reluid.checker.linalg import pivots_mod_p
 from reluid.checker.registry import Context, charge, fail, verifies
-from reluid.errors import CertificateError, ReluidError
+from reluid.checker.search import searched
+from reluid.errors import ReluidError
 from reluid.model.network import Shallow
-from reluid.model.rational import FAST_FRACTIONS
 
 __all__ = ["ENUMERATE_LIMIT", "MITM_LIMIT", "LATTICE_ENUM_NODE_LIMIT", "verify_flip_set", "verify_no_flip_set", "flip_sets_of",
            "verify_fibre_orbits"]
@@ -83,8 +82,6 @@ __all__ = ["ENUMERATE_LIMIT", "MITM_LIMIT", "LATTICE_ENUM_NODE_LIMIT", "verify_f
 ENUMERATE_LIMIT = 22
 MITM_LIMIT = 44
 _HASH = 2**61 - 1
-_MR_BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
-_MR_BOUND = 3317044064679887385961981   # Miller–Rabin with _MR_BASES is exact below this
 _KEYS = {"rank": {"method", "p", "rows"}, "enumerate": {"method", "p", "rows"}, "mitm": {"method", "n"},
          "lattice": {"method", "p", "basis", "inverse", "rank_rows", "rank_cols"},
          "lattice-enum": {"method", "p", "basis", "inverse", "rank_rows", "rank_cols", "nodes"},
@@ -111,30 +108,15 @@ def _theta(ctx):
 
 
 def _int(ctx, x, what):
-    try:
-        v = q(x)
-    except CertificateError as e:
-        fail(ctx, f"{what}: {e}")
-    if v.denominator != 1:
-        fail(ctx, f"{what}: {x!r} is not an integer")
-    return v.numerator
+    return R.integer(ctx, x, what)
 
 
 def _ints(ctx, xs, what, length=None):
-    if not isinstance(xs, (list, tuple)):
-        fail(ctx, f"{what} must be a list")
-    if length is not None and len(xs) != length:
-        fail(ctx, f"{what} has {len(xs)} entries, expected {length}")
-    return [_int(ctx, x, what) for x in xs]
+    return list(R.integers(ctx, xs, what, length))
 
 
 def _indices(ctx, xs, bound, what, length=None):
-    out = _ints(ctx, xs, what, length)
-    if any(not 0 <= i < bound for i in out):
-        fail(ctx, f"{what}: index out of range [0, {bound})")
-    if len(set(out)) != len(out):
-        fail(ctx, f"{what}: repeated index")
-    return out
+    return list(R.indices(ctx, xs, bound, what, length))
 
 
 def _one_based(indices) -> str:
@@ -142,38 +124,12 @@ def _one_based(indices) -> str:
     return ", ".join(str(i + 1) for i in sorted(indices))
 
 
-def _is_prime(p):
-    if p < 2:
-        return False
-    for b in _MR_BASES:
-        if p % b == 0:
-            return p == b
-    d, s = p - 1, 0
-    while d % 2 == 0:
-        d, s = d // 2, s + 1
-    for b in _MR_BASES:
-        x = pow(b, d, p)
-        if x in (1, p - 1):
-            continue
-        for _ in range(s - 1):
-            x = x * x % p
-            if x == p - 1:
-                break
-        else:
-            return False
-    return True
-
-
-def _prime(ctx, theta, x):
-    p = _int(ctx, x, "p")
-    if not 2 <= p < min(_MR_BOUND, 2**63):
-        fail(ctx, f"p = {p} is outside [2, 2^63)")
-    if not _is_prime(p):
-        fail(ctx, f"p = {p} is not prime")
+def _prime(ctx, theta, x, lo=2):
+    p = R.prime(ctx, x, "p", lo)
     for row in theta.M + theta.A:
         for v in row:
             if v.denominator % p == 0:
-                fail(ctx, f"p = {p} divides the denominator of {v}")
+                fail(ctx, f"p = {p} divides the denominator of {R.show(v)}")
     return p
 
 
@@ -199,19 +155,6 @@ def _rows_mod(theta, rows, p, cols=None):
     m = theta.m
     entries = [[Mp[r // m][i] * Acols[r % m][i] % p for i in cols] for r in rows]
     return nmod_mat(len(rows), len(cols), [x for row in entries for x in row], p)
-
-
-def _residue_rows(theta, p):
-    """(Mp, Arows): M mod p (k lists of n) and A mod p (n lists of m), one inverse per distinct denominator."""
-    if FAST_FRACTIONS:   # the slots hold the reduced numerator and denominator (probed in reluid.model)
-        dens = {v._denominator for row in theta.A for v in row} | {v._denominator for row in theta.M for v in row}
-        inv = {d: pow(d, -1, p) for d in dens}
-        return ([[v._numerator * inv[v._denominator] % p for v in row] for row in theta.M],
-                [[v._numerator * inv[v._denominator] % p for v in row] for row in theta.A])
-    dens = {v.denominator for row in theta.A for v in row} | {v.denominator for row in theta.M for v in row}  # pragma: no cover
-    inv = {d: pow(d, -1, p) for d in dens}  # pragma: no cover
-    return ([[v.numerator * inv[v.denominator] % p for v in row] for row in theta.M],  # pragma: no cover
-            [[v.numerator * inv[v.denominator] % p for v in row] for row in theta.A])
 
 
 def _integers(theta):
@@ -288,7 +231,8 @@ def verify_fibre_orbits(evidence, ctx: Context) -> str:
     if classify(theta).name != "generic":
         fail(ctx, "the orbit count by flip sets holds on the generic stratum only")
     found = flip_sets_of(evidence, ctx)
-    listed = {frozenset(_indices(ctx, F, theta.n, "flip set")) for F in evidence.get("flip_sets", ())}
+    listed = {frozenset(_indices(ctx, F, theta.n, "flip set"))
+              for F in R.sequence(ctx, evidence.get("flip_sets", ()), "flip_sets")}
     if listed != found:
         fail(ctx, f"the listed flip sets are not all of them ({len(found)} found, {len(listed)} listed)")
     if _int(ctx, evidence.get("orbits"), "orbits") != len(found) + 1:
@@ -301,45 +245,15 @@ def _rank(ev, ctx, theta, sink):
     n, km = theta.n, theta.k * theta.m
     p = _prime(ctx, theta, ev["p"])
     rows = _indices(ctx, ev["rows"], km, "rows", length=n)
-    if n and _minor_det(theta, rows, p) == 0:
+    if n and _minor_det(ctx, theta, rows, p) == 0:
         fail(ctx, f"the {n} × {n} minor on the given rows vanishes mod {p}")
     return f"rank: the {n} columns of U are independent (an {n} × {n} minor is nonzero mod {p})"
 
 
-def _minor_det(theta, rows, p):
-    """det mod p of the square minor of U on ``rows`` × all n columns, built column by column.
-
-    Column i of the minor holds M_ji · A_il over the rows (j, l): for the rows of
-    one output j that is the scalar M_ji times the residues A_il gathered
-    over their l.  Packing those residues into one integer with 64-bit
-    fields makes it one big-integer product per neuron and output; a field
-    holds a product of two residues below p < 2^31, so below 2^62, and never
-    carries into the next.  The n columns, unreduced, become the rows of an
-    fmpz_mat (the transpose has the same determinant) that nmod_mat reduces.
-    """
-    n, m = theta.n, theta.m
-    if p >= 1 << 31:
-        return _rows_mod(theta, rows, p).det()
-    Mp, Arows = _residue_rows(theta, p)
-    groups: dict[int, list[int]] = {}
-    for r in sorted(rows):
-        groups.setdefault(r // m, []).append(r % m)
-    plan = []          # (j, key, bytes): key ("range", a, b) for a contiguous run of l's, else ("list", l's)
-    for j, ls in groups.items():
-        run = ls == list(range(ls[0], ls[-1] + 1))
-        plan.append((j, ("range", ls[0], ls[-1] + 1) if run else ("list", tuple(ls)), 8 * len(ls)))
-    keys = list(dict.fromkeys(key for _, key, _ in plan))
-    flat = []
-    for i in range(n):
-        Ai = Arows[i]
-        pack = {}
-        for key in keys:
-            vals = Ai[key[1]:key[2]] if key[0] == "range" else [Ai[l] for l in key[1]]
-            pack[key] = int.from_bytes(array("Q", vals).tobytes(), sys.byteorder)
-        fields = array("Q")
-        fields.frombytes(b"".join((pack[key] * Mp[j][i]).to_bytes(nb, sys.byteorder) for j, key, nb in plan))
-        flat.extend(fields.tolist())
-    return nmod_mat(fmpz_mat(n, n, flat), p).det()
+def _minor_det(ctx, theta, rows, p):
+    """det mod p of the square minor of U on ``rows`` × all n columns."""
+    charge(ctx, theta.n * (len(rows) + theta.k + theta.m), f"the {theta.n} × {theta.n} minor modulo {p}")
+    return _rows_mod(theta, rows, p).det()
 
 
 def _kernel_basis(ev, ctx, theta):
@@ -436,6 +350,18 @@ def _ball_data(B, n):
     return q, mu, centre, rhs
 
 
+def _signed_support(c, B, n) -> set[int] | None:
+    """The support of x = cB when x is ±(a 0/1 vector), else None (read coordinate by coordinate)."""
+    support = [(ci, b) for ci, b in zip(c, B) if ci]
+    sign = 0
+    for t in range(n):
+        v = sum(ci * b[t] for ci, b in support)
+        if v and (v not in (1, -1) or sign and v != sign):
+            return None
+        sign = sign or v
+    return {t for t in range(n) if sum(ci * b[t] for ci, b in support)} if sign else None
+
+
 def _lattice_enum(ev, ctx, theta, sink):
     """Every 0/1 point of L lies in the ball ‖x − t‖² ≤ R² (docs/mathematics.md §3); enumerate it exactly."""
     n = theta.n
@@ -450,6 +376,7 @@ def _lattice_enum(ev, ctx, theta, sink):
     except ArithmeticError as e:
         fail(ctx, f"the basis has no Gram–Schmidt data ({e})")
     S = 1 << LATTICE_ENUM_SCALE
+    searched(ctx, "the lattice points of a ball")
     c = [0] * r
     low = [0] * (r + 1)         # low[j]: the integer lower bound of Σ_{i ≥ j} (scaled by S³)
     spread = [0] * (r + 1)      # spread[j]: Σ_{i ≥ j} |c_i|
@@ -501,16 +428,9 @@ def _lattice_enum(ev, ctx, theta, sink):
         leaves += 1
         if leaves > LATTICE_ENUM_LEAF_LIMIT:
             fail(ctx, f"the ball holds more than {LATTICE_ENUM_LEAF_LIMIT} lattice points")
-        support = [(ci, b) for ci, b in zip(c, B) if ci]
-        sign = 0                # the leaf x = cB, coordinate by coordinate, until it is not ±(0/1)
-        for t in range(n):
-            v = sum(ci * b[t] for ci, b in support)
-            if v and (v not in (1, -1) or sign and v != sign):
-                break
-            sign = sign or v
-        else:
-            if sign:
-                sink({t for t in range(n) if sum(ci * b[t] for ci, b in support)})
+        F = _signed_support(c, B, n)
+        if F:
+            sink(F)
     return (f"lattice-enum: ker U ∩ Z^{n} has a saturated basis of {r} vectors (rank U = {n - r} mod {p}); "
             f"the exact enumeration of the ball around the projection of ½·1 that holds every 0/1 kernel vector "
             f"visited {nodes} nodes and found no flip set")
@@ -519,22 +439,18 @@ def _lattice_enum(ev, ctx, theta, sink):
 def _enumerate(ev, ctx, theta, sink):
     n, km = theta.n, theta.k * theta.m
     p = _prime(ctx, theta, ev["p"])
-    if p < 2**30:
+    if p < R.SEARCH_PRIME_MIN:
         fail(ctx, f"enumeration needs a prime above 2^30, not {p} (a small prime makes every point a candidate)")
     rows = _indices(ctx, ev["rows"], km, "rows")
-    R, rank = _rows_mod(theta, rows, p).rref() if rows else (None, 0)
-    pivots, c = [], 0
-    for t in range(rank):
-        while R[t, c] == 0:
-            c += 1
-        pivots.append(c)
-        c += 1
+    Rm, rank = _rows_mod(theta, rows, p).rref() if rows else (None, 0)
+    pivots = pivots_mod_p(Rm, rank) if rows else []
     free = [c for c in range(n) if c not in set(pivots)]
     if len(free) > ENUMERATE_LIMIT:
         fail(ctx, f"kernel dimension {len(free)} mod {p} exceeds the checker's limit {ENUMERATE_LIMIT}")
     charge(ctx, 1 << len(free), f"enumerating the 2^{len(free)} 0/1 points of ker U_S mod {p}")
+    searched(ctx, f"the 2^{len(free)} 0/1 points of ker U_S mod {p}")
     # x[pivots[t]] ≡ Σ_f coef[t][f] x[free[f]] (mod p) for every x with U_S x ≡ 0
-    coef = [[(-int(R[t, c])) % p for c in free] for t in range(rank)]
+    coef = [[(-int(Rm[t, c])) % p for c in free] for t in range(rank)]
     x, val = [0] * len(free), 0
     for step in range(1, 1 << len(free)):      # Gray code: flip one free coordinate per step
         f = (step & -step).bit_length() - 1
@@ -561,6 +477,7 @@ def _mitm(ctx, theta, sink):
     if n > MITM_LIMIT:
         fail(ctx, f"n = {n} exceeds the checker's meet-in-the-middle limit {MITM_LIMIT}")
     charge(ctx, (1 << (n // 2)) + (1 << (n - n // 2)), f"meet in the middle over 2^{n // 2} + 2^{n - n // 2} subset sums")
+    searched(ctx, f"meet in the middle over 2^{n // 2} + 2^{n - n // 2} subset sums")
     Mi, Ai = _integers(theta)
     w = [[_weight(j * m + l) for l in range(m)] for j in range(theta.k)]
     keys = [sum(Mi[j][i] * sum(wl * a for wl, a in zip(w[j], Ai[i])) for j in range(theta.k)) % _HASH
@@ -607,16 +524,8 @@ def _scaled_rows(rows):
     """Each row of Fractions times the lcm of its denominators: (integer rows, the lcms)."""
     out, lcms = [], []
     for row in rows:
-        if FAST_FRACTIONS:   # the slots hold the reduced numerator and denominator (probed in reluid.model)
-            dens = {v._denominator for v in row}
-            d = math.lcm(*dens)
-            mult = {e: d // e for e in dens}
-            out.append([v._numerator * mult[v._denominator] for v in row])
-        else:  # pragma: no cover - depends on the Python implementation
-            dens = {v.denominator for v in row}
-            d = math.lcm(*dens)
-            mult = {e: d // e for e in dens}
-            out.append([v.numerator * mult[v.denominator] for v in row])
+        d = math.lcm(*(v.denominator for v in row))
+        out.append([v.numerator * (d // v.denominator) for v in row])
         lcms.append(d)
     return out, lcms
 

@@ -5,8 +5,7 @@ Imports only the standard library, :mod:`reluid.model`,
 :mod:`reluid.errors` and python-flint (no numpy).  Everything is recomputed
 from the network under check, with an implementation independent of the
 producer's (:mod:`reluid.analysis.deep.fundim` works in numpy int64; this
-module in exact Python integers, flint ``nmod_mat`` products and integers
-packed 128 bits a slot).
+module in exact Python integers and flint ``nmod_mat`` products modulo p).
 
 The evidence (docs/certificates.md) lists rational ``points``, a prime
 ``prime``, ``pivots`` (point index, output) and ``rows`` (point index,
@@ -36,12 +35,13 @@ statement about a neighbourhood of θ only and no verdict rule uses it.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
+from dataclasses import dataclass
 
 import flint
 
 from reluid.certificates.schema import ClaimKind
-from reluid.checker.deep import _int, _points as _read_points
+from reluid.checker import readers as R
+from reluid.checker.linalg import pivots_mod_p, rank_mod_p
 from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.model.network import Network
 
@@ -67,27 +67,36 @@ def upper_bound(arch) -> int:
 
 # ---- evidence readers -----------------------------------------------------------
 
-def _tuples(ctx, evidence, key, size) -> list[tuple[int, ...]]:
-    raw = evidence.get(key)
-    if not isinstance(raw, (list, tuple)) or not all(
-            isinstance(t, (list, tuple)) and len(t) == size and
-            all(isinstance(v, int) and not isinstance(v, bool) for v in t) for t in raw):
-        fail(ctx, f"evidence field {key!r} must be a list of {size}-tuples of integers")
-    return [tuple(t) for t in raw]
+def _pairs(ctx, evidence, key, size) -> tuple[tuple[int, ...], ...]:
+    return R.tuples(ctx, evidence.get(key), f"evidence field {key!r}", size)
 
 
-def _prime(ctx, evidence) -> int:
-    p = _int(ctx, evidence, "prime")
-    if p < 3 or p >= 1 << 62 or not flint.fmpz(p).is_prime():
-        fail(ctx, f"{p} is not an odd prime below 2^62")
-    return p
+@dataclass(frozen=True, slots=True)
+class _Evidence:
+    p: int
+    points: tuple
+    pivots: tuple
+    rows: tuple
 
 
-def _points(ctx, evidence, n0) -> tuple[tuple[Fraction, ...], ...]:
-    raw = evidence.get("points")
-    if not isinstance(raw, (list, tuple)) or not raw:
-        fail(ctx, "evidence field 'points' must be a nonempty list of points")
-    return _read_points(ctx, evidence, "points", n0)
+def _read(ctx, evidence, net: Network) -> _Evidence:
+    arch = net.architecture
+    n0, k = arch[0], arch[-1]
+    p = R.prime(ctx, evidence.get("prime"), "evidence field 'prime'", lo=3)
+    pts = R.points(ctx, evidence.get("points"), "evidence field 'points'", n0, nonempty=True)
+    pivots, rows = _pairs(ctx, evidence, "pivots", 2), _pairs(ctx, evidence, "rows", 3)
+    for i, o in pivots:
+        if not (0 <= i < len(pts) and 0 <= o < k):
+            fail(ctx, f"pivot ({R.show(i)}, {R.show(o)}) names no listed point and output")
+    for i, o, j in rows:
+        if not (0 <= i < len(pts) and 0 <= o < k and 0 <= j <= n0):
+            fail(ctx, f"row ({R.show(i)}, {R.show(o)}, {R.show(j)}) names no listed point, output and slot")
+    if len(set(pivots)) != len(pivots):
+        fail(ctx, "a pivot is listed twice")
+    n1 = arch[1] if len(arch) > 2 else k
+    if len(pivots) > n1:
+        fail(ctx, f"{len(pivots)} pivots, but layer 1 has only {n1} neurons")
+    return _Evidence(p, pts, tuple(pivots), tuple(rows))
 
 
 # ---- exact evaluation -----------------------------------------------------------------
@@ -116,189 +125,175 @@ def _hidden_signs(layers, x) -> list[list[int]]:
     return signs
 
 
+def _masks(ctx, net: Network, pts) -> list[list[list[bool]]]:
+    """Step 1: the activation pattern of every point, which must be generic (no hidden pre-activation 0)."""
+    layers = _integer_layers(net)
+    masks = []
+    for x in pts:
+        sg = _hidden_signs(layers, x)
+        if any(v == 0 for layer in sg for v in layer):
+            fail(ctx, f"point {[R.show(v) for v in x]} is not generic: a hidden pre-activation is 0 there "
+                      "(not parametrically smooth)")
+        masks.append([[v > 0 for v in layer] for layer in sg])
+    return masks
+
+
+# ---- region data modulo p ----------------------------------------------------------------
+
+def _identity(n: int, p: int):
+    return flint.nmod_mat(n, n, [int(i == j) for i in range(n) for j in range(n)], p)
+
+
+def _region(Wt, arch, mask, p):
+    """(A, δ) of one region (step 2): A[l] the nmod_mat of x̃ ↦ h̃^l (rows: neurons of layer l and the
+    constant 1; columns: the n0 + 1 slots), and δ[l][o] the back-propagated output o at layer l."""
+    d = len(arch) - 1
+    A, Am = [None], _identity(arch[0] + 1, p)
+    for l in range(1, d):
+        P = [row if mask[l - 1][i] else [0] * len(row) for i, row in enumerate(Wt[l - 1])]
+        P.append([0] * arch[l - 1] + [1])
+        Am = flint.nmod_mat(P, p) * Am
+        A.append(Am)
+    delta, Bm = [None] * (d + 1), _identity(arch[d], p)
+    delta[d] = Bm
+    for l in range(d - 1, 0, -1):           # δ^l = D_l (W^{l+1})ᵀ δ^{l+1}
+        WT = [[Wt[l][r][i] for r in range(arch[l + 1])] if mask[l - 1][i] else [0] * arch[l + 1]
+              for i in range(arch[l])]
+        Bm = flint.nmod_mat(WT, p) * Bm
+        delta[l] = Bm
+    return A, [None] + [[[int(M[i, o]) for i in range(M.nrows())] for o in range(arch[d])] for M in delta[1:]]
+
+
+def _residue_layers(ctx, net: Network, p: int):
+    """Every layer as rows (W_i | b_i) of residues modulo p."""
+    return [[[R.residue(ctx, w, p) for w in row] + [R.residue(ctx, b, p)] for row, b in zip(L.weight, L.bias)]
+            for L in net.layers]
+
+
+# ---- the rank --------------------------------------------------------------------------
+
+def _coefficients(ctx, ev: _Evidence, delta) -> dict:
+    """Step 3: the pivots' layer-1 vectors are independent; K[(i, o)] expresses δ^1 of (i, o) in them."""
+    p, pivots = ev.p, ev.pivots
+    rho = len(pivots)
+    pairs = sorted({(i, o) for i, o, _ in ev.rows})
+    if not rho:
+        bad = next((pr for pr in pairs if any(delta[pr[0]][1][pr[1]])), None)
+        if bad is not None:
+            fail(ctx, f"the layer-1 vector of point {bad[0]}, output {bad[1]} is nonzero and there are no pivots")
+        return {pr: [] for pr in pairs}
+    G = flint.nmod_mat([delta[i][1][o] for i, o in pivots], p)
+    Rm, r = G.rref()
+    if r != rho:
+        fail(ctx, f"the layer-1 vectors of the {rho} pivots are dependent modulo {p} (rank {r})")
+    cols = pivots_mod_p(Rm, r)
+    inv = flint.nmod_mat([[int(G[t, c]) for c in cols] for t in range(rho)], p).inv()
+    K = {}
+    for i, o in pairs:
+        v = delta[i][1][o]
+        coef = flint.nmod_mat([[v[c] for c in cols]], p) * inv
+        if coef * G != flint.nmod_mat([v], p):
+            fail(ctx, f"the layer-1 vector of point {i}, output {o} is not in the span of the pivots "
+                      "(its rows would keep a layer-1 part)")
+        K[(i, o)] = [int(coef[0, t]) for t in range(rho)]
+    return K
+
+
+def _terms(ev: _Evidence, delta, K, arch, pair) -> dict:
+    """The reduced row of ``pair`` as Σ_r u_r ⊗ A^{l-1}_r: point r -> [u^l for l = 2..d] (mod p)."""
+    i, o = pair
+    d = len(arch) - 1
+    terms = {i: [list(delta[i][l][o]) for l in range(2, d + 1)]}
+    for t, kt in enumerate(K[pair]):
+        if kt:
+            ti, to = ev.pivots[t]
+            acc = terms.setdefault(ti, [[0] * arch[l] for l in range(2, d + 1)])
+            for n, l in enumerate(range(2, d + 1)):
+                acc[n] = [(a - kt * v) % ev.p for a, v in zip(acc[n], delta[ti][l][to])]
+    return terms
+
+
+def _reduced_rows(ev: _Evidence, A, delta, K, arch) -> list[list[int]]:
+    """Step 4: every listed row on layers 2..d, modulo p; one flint product per (point, output) and layer."""
+    p, d = ev.p, len(arch) - 1
+    by_pair: dict[tuple[int, int], list[int]] = {}
+    for i, o, j in ev.rows:
+        by_pair.setdefault((i, o), []).append(j)
+    columns: dict = {}                        # (point, layer) -> the rows of A^{l-1} as Python integers
+
+    def rows_of(r, l):
+        if (r, l) not in columns:
+            columns[(r, l)] = [[int(v) for v in row] for row in A[r][l - 1].tolist()]
+        return columns[(r, l)]
+
+    out = []
+    for pair, js in sorted(by_pair.items()):
+        terms = list(_terms(ev, delta, K, arch, pair).items())
+        blocks = []
+        for n, l in enumerate(range(2, d + 1)):   # block[t, c·|js| + jj] = Σ_r u_r[t] A^{l-1}_r[c, js[jj]]
+            w = arch[l - 1] + 1
+            U = flint.nmod_mat(arch[l], len(terms), [ul[n][t] for t in range(arch[l]) for _, ul in terms], p)
+            S = flint.nmod_mat(len(terms), w * len(js), [row[j] for r, _ in terms for row in rows_of(r, l)
+                                                         for j in js], p)
+            blocks.append((w, arch[l], [int(x) for x in (U * S).entries()]))
+        for jj in range(len(js)):
+            out.append([E[(t * w + c) * len(js) + jj] for w, nt, E in blocks for t in range(nt) for c in range(w)])
+    return out
+
+
+def _charge(ctx, net: Network, ev: _Evidence) -> None:
+    """The work, before it is done: exact evaluation, the region maps, the row blocks and the final rank."""
+    arch = net.architecture
+    slots = arch[0] + 1
+    ncols = sum(arch[l] * (arch[l - 1] + 1) for l in range(2, len(arch)))
+    used = len({i for i, _ in ev.pivots} | {i for i, _, _ in ev.rows})
+    words = 1 + max(q.numerator.bit_length() + q.denominator.bit_length() for x in ev.points for q in x) // 64
+    terms = len({i for i, _ in ev.pivots}) + 1
+    charge(ctx, len(ev.points) * net.n_params * words + used * sum(a * b for a, b in zip(arch, arch[1:])) * slots
+           + len(ev.rows) * ncols + len({(i, o) for i, o, _ in ev.rows}) * terms * ncols * slots // 64
+           + len(ev.rows) * ncols * min(len(ev.rows), ncols) // 65536, "the functional-dimension re-computation")
+
+
+@dataclass(frozen=True, slots=True)
 class RegionRank:
-    """What :func:`region_rank` found: the rank, its two parts and how many points."""
+    """What :func:`region_rank` found: the rank, its two parts, the number of points and of listed rows."""
 
-    __slots__ = ("rank", "rho", "s", "points", "rows")
-
-    def __init__(self, rank, rho, s, points, rows):
-        self.rank, self.rho, self.s, self.points, self.rows = rank, rho, s, points, rows
-
-
-_LAST: list = [None, None]       # (key, RegionRank): the two claims of one certificate share the work
+    rank: int
+    rho: int
+    s: int
+    points: int
+    rows: int
 
 
 def region_rank(net: Network, evidence, ctx: Context) -> RegionRank:
     """The certified rank of the region rows of the listed points (steps 1-4 of the module docstring)."""
-    p = _prime(ctx, evidence)
+    ev = _read(ctx, evidence, net)
+    key = ("region rank", ev)
+    if key not in ctx.budget.shared:      # the two claims of one certificate share the work
+        ctx.budget.shared[key] = _region_rank(ctx, net, ev)
+    return ctx.budget.shared[key]
+
+
+def _region_rank(ctx, net: Network, ev: _Evidence) -> RegionRank:
     arch = net.architecture
-    n0, k = arch[0], arch[-1]
-    d = len(arch) - 1
-    pts = _points(ctx, evidence, n0)
-    pivots = _tuples(ctx, evidence, "pivots", 2)
-    rows = _tuples(ctx, evidence, "rows", 3)
-    key = (id(net), net.sha256(), p, pts, tuple(pivots), tuple(rows))
-    if _LAST[0] == key:
-        return _LAST[1]
-    slots = n0 + 1
-    for i, o in pivots:
-        if not (0 <= i < len(pts) and 0 <= o < k):
-            fail(ctx, f"pivot ({i}, {o}) names no listed point and output")
-    for i, o, j in rows:
-        if not (0 <= i < len(pts) and 0 <= o < k and 0 <= j < slots):
-            fail(ctx, f"row ({i}, {o}, {j}) names no listed point, output and slot")
-    if len(set(pivots)) != len(pivots):
-        fail(ctx, "a pivot is listed twice")
-    hidden = arch[1:-1]
-    n1 = hidden[0] if hidden else k
-    # the work, before it is done: exact evaluation of every point, the region maps of the points used, the
-    # packed row products (one big-integer product per pivot point and slot) and the final rank (flint)
-    widths = [arch[l] * (arch[l - 1] + 1) for l in range(2, d + 1)]
-    ncols = sum(widths)
-    used = len({i for i, _ in pivots} | {i for i, _, _ in rows})
-    n_piv = len({i for i, _ in pivots})
-    words = 1 + max(q.numerator.bit_length() + q.denominator.bit_length() for x in pts for q in x) // 64
-    charge(ctx, len(pts) * net.n_params * words + used * sum(a * b for a, b in zip(arch, arch[1:])) * slots
-           + len(rows) * (n_piv + 1) * max(1, ncols // 64)
-           + len(rows) * ncols * min(len(rows), ncols) // 65536, "the functional-dimension re-computation")
-
-    # 1. every point generic
-    masks = []
-    ilayers = _integer_layers(net)
-    for x in pts:
-        sg = _hidden_signs(ilayers, x)
-        if any(v == 0 for layer in sg for v in layer):
-            fail(ctx, f"point {[str(v) for v in x]} is not generic: a hidden pre-activation is 0 there "
-                      "(not parametrically smooth)")
-        masks.append([[v > 0 for v in layer] for layer in sg])
-
-    # 2. region data modulo p
-    inverses: dict[int, int] = {}
-
-    def res(q: Fraction) -> int:
-        dq = q.denominator
-        if dq not in inverses:
-            if dq % p == 0:
-                fail(ctx, f"the prime {p} divides a denominator of the network ({q})")
-            inverses[dq] = pow(dq, -1, p)
-        return q.numerator * inverses[dq] % p
-
-    Wt = [[[res(w) for w in row] + [res(b)] for row, b in zip(L.weight, L.bias)] for L in net.layers]
-    need = sorted({i for i, _ in pivots} | {i for i, _, _ in rows})
-    A: dict[int, list] = {}      # point -> [A^0 (None), A^1, ..., A^{d-1}] as lists of rows
-    delta: dict[int, list] = {}  # point -> [δ^1, ..., δ^d], each a list over outputs of lists
+    _charge(ctx, net, ev)
+    masks = _masks(ctx, net, ev.points)
+    Wt = _residue_layers(ctx, net, ev.p)
+    need = sorted({i for i, _ in ev.pivots} | {i for i, _, _ in ev.rows})
+    A, delta = {}, {}
     for s in need:
-        m = masks[s]
-        Am = flint.nmod_mat([[int(i == j) for j in range(slots)] for i in range(slots)], p)
-        As = [None]
-        for l in range(1, d):
-            P = [row if m[l - 1][i] else [0] * len(row) for i, row in enumerate(Wt[l - 1])]
-            P.append([0] * (len(Wt[l - 1][0]) - 1) + [1])
-            Am = flint.nmod_mat(P, p) * Am
-            As.append(Am)
-        Bm = flint.nmod_mat([[int(i == j) for j in range(k)] for i in range(k)], p)
-        Bs = [None] * (d + 1)
-        Bs[d] = Bm
-        for l in range(d - 1, 0, -1):           # δ^l = D_l (W^{l+1})ᵀ δ^{l+1}
-            nl = arch[l]
-            WT = [[Wt[l][r][i] for r in range(arch[l + 1])] if m[l - 1][i] else [0] * arch[l + 1]
-                  for i in range(nl)]
-            Bm = flint.nmod_mat(WT, p) * Bm
-            Bs[l] = Bm
-        A[s] = [None] + [[[int(v) for v in r] for r in M.tolist()] for M in As[1:]]
-        delta[s] = [None] + [[[int(M[i, o]) for i in range(M.nrows())] for o in range(k)] for M in Bs[1:]]
-
-    # 3. pivots independent; coefficients of every listed row's δ^1
-    rho = len(pivots)
-    if rho > n1:
-        fail(ctx, f"{rho} pivots, but layer 1 has only {n1} neurons")
-    G = [delta[i][1][o] for i, o in pivots]
-    if rho:
-        Gm = flint.nmod_mat(G, p)
-        R, r = Gm.rref()
-        if r != rho:
-            fail(ctx, f"the layer-1 vectors of the {rho} pivots are dependent modulo {p} (rank {r})")
-        cols, c = [], 0
-        for i in range(r):
-            while int(R[i, c]) == 0:
-                c += 1
-            cols.append(c)
-            c += 1
-        inv = flint.nmod_mat([[G[t][c] for c in cols] for t in range(rho)], p).inv()
-    pairs = sorted({(i, o) for i, o, _ in rows})
-    K: dict[tuple[int, int], list[int]] = {}
-    if pairs and rho:
-        V = flint.nmod_mat([delta[i][1][o] for i, o in pairs], p)
-        Vc = flint.nmod_mat([[delta[i][1][o][c] for c in cols] for i, o in pairs], p)
-        Km = Vc * inv
-        if Km * Gm != V:
-            bad = next(pr for n, pr in enumerate(pairs)
-                       if (flint.nmod_mat([[int(Km[n, t]) for t in range(rho)]], p) * Gm)
-                       != flint.nmod_mat([delta[pr[0]][1][pr[1]]], p))
-            fail(ctx, f"the layer-1 vector of point {bad[0]}, output {bad[1]} is not in the span of the pivots "
-                      "(its rows would keep a layer-1 part)")
-        for n, pr in enumerate(pairs):
-            K[pr] = [int(Km[n, t]) for t in range(rho)]
-    elif pairs:
-        for i, o in pairs:
-            if any(delta[i][1][o]):
-                fail(ctx, f"the layer-1 vector of point {i}, output {o} is nonzero and there are no pivots")
-            K[(i, o)] = []
-
-    # 4. reduced rows on layers 2..d, then their rank.  Row (i, o, j) is Σ_r u_r ⊗ A^{l-1}_r e_j per layer l,
-    #    over r = point i (u = δ^l_o) and the pivot points (u = -Σ_o' K δ^l_o'), computed on integers
-    #    packed one entry per 64-, 128- or wider slot (u_r ⊗ a is one byte string per entry of u_r).
+        A[s], delta[s] = _region(Wt, arch, masks[s], ev.p)
+    K = _coefficients(ctx, ev, delta)
+    ncols = sum(arch[l] * (arch[l - 1] + 1) for l in range(2, len(arch)))
     s_rank = 0
-    if rows and ncols:
-        preg = sorted({i for i, _ in pivots})
-        # a slot sums up to len(preg) + 1 products of two residues: it must hold that sum without a carry
-        need = (len(preg) + 1) * (p - 1) ** 2
-        bits = 64 if need < 1 << 64 else 128 if need < 1 << 128 else 64 * (need.bit_length() // 64 + 1)
-        nb = bits // 8
-        us: dict[tuple[int, int], list] = {}             # pair -> [(point, [u^l for l = 2..d]), ...]
-        for pr in pairs:
-            i, o = pr
-            terms = {i: [list(delta[i][l][o]) for l in range(2, d + 1)]}
-            for t, kt in enumerate(K[pr]):
-                if not kt:
-                    continue
-                ti, to = pivots[t]
-                acc = terms.setdefault(ti, [[0] * arch[l] for l in range(2, d + 1)])
-                for n, l in enumerate(range(2, d + 1)):
-                    dv = delta[ti][l][to]
-                    acc[n] = [(a - kt * v) % p for a, v in zip(acc[n], dv)]
-            us[pr] = list(terms.items())
-        mat = []
-        cols_cache: dict[tuple[int, int], list] = {}     # (point, slot) -> packed columns A^{l-1} e_j, l = 2..d
-        for i, o, j in sorted(rows, key=lambda r: r[2]):
-            total = 0
-            for r, ul in us[(i, o)]:
-                key2 = (r, j)
-                if key2 not in cols_cache:
-                    if len(cols_cache) > 4096:
-                        cols_cache.clear()
-                    cols_cache[key2] = [int.from_bytes(b"".join(row[j].to_bytes(nb, "little") for row in A[r][l - 1]),
-                                                       "little") for l in range(2, d + 1)]
-                pcols = cols_cache[key2]
-                parts = []
-                for n, l in enumerate(range(2, d + 1)):
-                    w = (arch[l - 1] + 1) * nb
-                    pa = pcols[n]
-                    parts.extend((u * pa).to_bytes(w, "little") if u else bytes(w) for u in ul[n])
-                total += int.from_bytes(b"".join(parts), "little")
-            data = total.to_bytes(ncols * nb, "little")
-            raw = memoryview(data).cast("Q")
-            if bits == 64:
-                mat.append([v % p for v in raw])
-            elif bits == 128:
-                c64 = (1 << 64) % p
-                mat.append([(lo + hi * c64) % p for lo, hi in zip(raw[0::2], raw[1::2])])
-            else:
-                mat.append([int.from_bytes(data[c * nb:(c + 1) * nb], "little") % p for c in range(ncols)])
-        s_rank = flint.nmod_mat(mat, p).rank()
-    out = RegionRank(slots * rho + s_rank, rho, s_rank, len(pts), len(rows))
-    _LAST[0], _LAST[1] = key, out
-    return out
+    if ev.rows and ncols:
+        s_rank = rank_mod_p(len(ev.rows), ncols, [x for row in _reduced_rows(ev, A, delta, K, arch) for x in row],
+                            ev.p)
+    return RegionRank((arch[0] + 1) * len(ev.pivots) + s_rank, len(ev.pivots), s_rank, len(ev.points), len(ev.rows))
+
+
+def _int(ctx, evidence, key) -> int:
+    return R.integer(ctx, evidence.get(key), f"evidence field {key!r}")
 
 
 def _check_counts(ctx, evidence, net: Network) -> None:

@@ -43,11 +43,13 @@ from typing import Mapping
 from flint import nmod_mat
 
 from reluid.certificates.schema import ClaimKind
-from reluid.certificates.schema import q as _number
-from reluid.checker.flipsets import _is_prime, verify_no_flip_set
+from reluid.checker import readers as R
+from reluid.checker.flipsets import verify_no_flip_set
+from reluid.checker.linalg import integer_kernel, pivots_mod_p, rank
 from reluid.checker.registry import Context, WorkLimit, charge, fail, verifies
+from reluid.checker.search import searched
 from reluid.checker.shallow import _line
-from reluid.errors import CertificateError, CheckFailed, ReluidError
+from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Shallow
 
 __all__ = ["CASE_LIMIT", "ENUMERATE_LIMIT", "verify_no_other_pattern"]
@@ -61,78 +63,22 @@ _FLIP_METHODS = ("rank", "lattice", "lattice-enum", "separation", "separation-sp
 _ZERO = Fraction(0)
 
 
-# ---- exact linear algebra over Q -------------------------------------------------
-
-def _rref(rows, ncols):
-    """(R, pivots): the reduced row echelon form of a list of rational rows."""
-    R = [[Fraction(x) for x in row] for row in rows]
-    piv, top = [], 0
-    for col in range(ncols):
-        pr = next((i for i in range(top, len(R)) if R[i][col]), None)
-        if pr is None:
-            continue
-        R[top], R[pr] = R[pr], R[top]
-        pv = R[top][col]
-        R[top] = [x / pv for x in R[top]]
-        for i in range(len(R)):
-            if i != top and R[i][col]:
-                f = R[i][col]
-                R[i] = [x - f * y for x, y in zip(R[i], R[top])]
-        piv.append(col)
-        top += 1
-    return R[:top], piv
-
-
-def _rank(rows) -> int:
-    return len(_rref(rows, len(rows[0]))[1]) if rows and rows[0] else 0
-
-
-def _annihilator(rows, m):
-    """Z_P, see the module docstring."""
-    R, piv = _rref(rows, m)
-    out = []
-    for f in (c for c in range(m) if c not in set(piv)):
-        v = [_ZERO] * m
-        v[f] = Fraction(1)
-        for t, pc in enumerate(piv):
-            v[pc] = -R[t][f]
-        den = math.lcm(*[x.denominator for x in v])
-        w = [int(x * den) for x in v]
-        g = math.gcd(*w)
-        out.append(tuple(x // g for x in w))
-    return out
-
-
 # ---- reading the evidence ----------------------------------------------------------
 
 def _int(ctx, x, what) -> int:
-    if isinstance(x, bool) or not isinstance(x, int):
-        fail(ctx, f"{what} must be an integer, got {x!r}")
-    return x
+    return R.integer(ctx, x, what)
 
 
 def _list(ctx, x, what, length=None):
-    if not isinstance(x, (list, tuple)):
-        fail(ctx, f"{what} must be a list, got {type(x).__name__}")
-    if length is not None and len(x) != length:
-        fail(ctx, f"{what} has {len(x)} entries, expected {length}")
-    return list(x)
+    return list(R.sequence(ctx, x, what, length))
 
 
 def _rationals(ctx, x, what, length):
-    out = []
-    for v in _list(ctx, x, what, length):
-        try:
-            out.append(_number(v))
-        except CertificateError as e:
-            fail(ctx, f"{what}: {e}")
-    return out
+    return list(R.rationals(ctx, x, what, length))
 
 
 def _mapping(ctx, x, what):
-    if not isinstance(x, Mapping):
-        fail(ctx, f"{what} must be an object, got {type(x).__name__}")
-    return x
+    return R.mapping(ctx, x, what)
 
 
 # ---- θ: the stratum, classes, K, L ---------------------------------------------------
@@ -178,7 +124,7 @@ class _Theta:
         self.P_theta = tuple(r for r, o in enumerate(self.own) if o == "P")
         if not self.P_theta:
             fail(ctx, "not on the essential stratum: no opposite pair (this is the generic stratum)")
-        if _rank([self.a(r) for r in self.P_theta]) < len(self.P_theta):
+        if rank([self.a(r) for r in self.P_theta]) < len(self.P_theta):
             fail(ctx, "not on the essential stratum: the pair directions are linearly dependent")
 
     @property
@@ -197,7 +143,7 @@ class _Case:
     def __init__(self, th: _Theta, P, q):
         self.P, self.q = P, q
         self.J = [r for r in range(th.s) if r not in set(P)]
-        self.Z = _annihilator([th.a(r) for r in P], th.m)
+        self.Z = integer_kernel([th.a(r) for r in P], th.m)
         self.mp = len(self.Z)
         self.abar = {r: tuple(sum(z * a for z, a in zip(zr, th.a(r))) for zr in self.Z) for r in self.J}
         self.X0 = [[sum((x * z for x, z in zip(row, zr)), _ZERO) for zr in self.Z] for row in th.L]
@@ -212,12 +158,7 @@ class _Case:
 @verifies(ClaimKind.NO_OTHER_PATTERN)
 def verify_no_other_pattern(evidence, ctx: Context) -> str:
     """Every case (P, q) of Theorem 4 has no solution; see the module docstring."""
-    try:
-        return _verify(evidence, ctx)
-    except CheckFailed:
-        raise
-    except (ReluidError, TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError) as e:
-        fail(ctx, f"malformed no-other-pattern evidence ({type(e).__name__}: {e})")
+    return _verify(evidence, ctx)
 
 
 def _verify(evidence, ctx: Context) -> str:
@@ -254,6 +195,7 @@ def _verify(evidence, ctx: Context) -> str:
     counts: dict[str, int] = {}
     for P, q in expected:
         ent = entries[(P, q)]
+        charge(ctx, (len(P) + th.s) * th.m * (th.m + th.k), "building one case of Theorem 4")
         _verify_case(ctx, th, _Case(th, P, q), ent)
         counts[ent["method"]] = counts.get(ent["method"], 0) + 1
     methods = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
@@ -339,25 +281,22 @@ def _lattice_network(th: _Theta, case: _Case):
 
 def _modp_enum(ctx, th: _Theta, case: _Case, p: int) -> None:
     where = case.where()
-    if not 2**30 < p < 2**63 or not _is_prime(p):
-        fail(ctx, f"{where}: {p} is not a prime between 2^30 and 2^63 (a small prime makes every point a candidate)")
+    if not R.SEARCH_PRIME_MIN < p < R.PRIME_BOUND or not R.is_prime(p):
+        fail(ctx, f"{where}: {R.show(p)} is not a prime between 2^30 and 2^63 (a small prime makes every point a "
+                  "candidate)")
     Jp, U, t = _system(th, case)
     nJ = len(Jp)
-    R, rank = nmod_mat([[x % p for x in row] + [y % p] for row, y in zip(U, t)], p).rref()
-    piv, c = [], 0
-    for i in range(rank):
-        while int(R[i, c]) == 0:
-            c += 1
-        piv.append(c)
-        c += 1
+    Rm, rk = nmod_mat([[x % p for x in row] + [y % p] for row, y in zip(U, t)], p).rref()
+    piv = pivots_mod_p(Rm, rk)
     if nJ in piv:
         return                                   # 0 ≡ 1 (mod p): no solution at all
     free = [c for c in range(nJ) if c not in set(piv)]
     if len(free) > ENUMERATE_LIMIT:
         fail(ctx, f"{where}: {len(free)} free coordinates mod {p} exceed the checker's limit {ENUMERATE_LIMIT}")
     charge(ctx, 1 << len(free), f"{where}: enumerating 2^{len(free)} points mod {p}")
-    coef = [[(-int(R[i, f])) % p for f in free] for i in range(rank)]
-    rhs = [int(R[i, nJ]) for i in range(rank)]
+    searched(ctx, f"2^{len(free)} points mod {p}")
+    coef = [[(-int(Rm[i, f])) % p for f in free] for i in range(rk)]
+    rhs = [int(Rm[i, nJ]) for i in range(rk)]
     x = [0] * len(free)
 
     def candidate():
@@ -371,13 +310,13 @@ def _modp_enum(ctx, th: _Theta, case: _Case, p: int) -> None:
             if all(sum(a * b for a, b in zip(row, e)) == ti for row, ti in zip(U, t)):
                 fail(ctx, f"{where}: the orientation e = {e} on J′ = {Jp} solves X(e) = 0")
 
-    first = rhs[0] if rank else 0
+    first = rhs[0] if rk else 0
     if first <= 1:
         candidate()
     for step in range(1, 1 << len(free)):        # Gray code: one free coordinate changes per step
         f = (step & -step).bit_length() - 1
         x[f] ^= 1
-        if rank:
+        if rk:
             first = (first + (coef[0][f] if x[f] else -coef[0][f])) % p
             if first > 1:
                 continue
@@ -390,22 +329,7 @@ def _sketch_entry(tag: int, i: int, j: int) -> int:
 
 
 def _det_mod(A, p) -> int:
-    A = [row[:] for row in A]
-    s, det = len(A), 1
-    for c in range(s):
-        pr = next((i for i in range(c, s) if A[i][c]), None)
-        if pr is None:
-            return 0
-        if pr != c:
-            A[c], A[pr] = A[pr], A[c]
-            det = -det
-        det = det * A[c][c] % p
-        inv = pow(A[c][c], -1, p)
-        for i in range(c + 1, s):
-            if A[i][c]:
-                f = A[i][c] * inv % p
-                A[i] = [(x - f * y) % p for x, y in zip(A[i], A[c])]
-    return det % p
+    return int(nmod_mat(A, p).det())
 
 
 def _proj_enum(ctx, th: _Theta, case: _Case, ent) -> None:
@@ -423,7 +347,8 @@ def _proj_enum(ctx, th: _Theta, case: _Case, ent) -> None:
     rest = [r for r in case.J if r not in set(T)]
     if len(rest) > ENUMERATE_LIMIT:
         fail(ctx, f"{where}: 2^{len(rest)} orientations exceed the checker's limit 2^{ENUMERATE_LIMIT}")
-    charge(ctx, (1 << len(rest)) * (q + 1) ** 3, f"{where}: 2^{len(rest)} sketched determinants of size {q + 1}")
+    charge(ctx, 4 * (1 << len(rest)) * (q + 1) ** 3, f"{where}: 2^{len(rest)} sketched determinants of size {q + 1}")
+    searched(ctx, f"2^{len(rest)} orientations")
 
     def times_F(X):
         return [[sum((x * c for x, c in zip(row, col)), _ZERO) for col in F] for row in X]
@@ -452,7 +377,7 @@ def _proj_enum(ctx, th: _Theta, case: _Case, ent) -> None:
         for er, C in zip(e, Ci):
             if er:
                 X = [[a + b for a, b in zip(ra, rb)] for ra, rb in zip(X, C)]
-        if _rank(X) <= q:
+        if rank(X) <= q:
             fail(ctx, f"{where}: the orientation {dict(zip(rest, e))} (0 on T) gives rank X(e)F ≤ {q}")
 
     if _det_mod(cur, p) == 0:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from reluid.errors import CheckFailed
+from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Network, Shallow
 
 __all__ = ["Context", "Budget", "WorkLimit", "WORK_LIMIT", "verifies", "VERIFIERS", "fail", "charge"]
@@ -23,9 +23,10 @@ VERIFIERS: dict[str, Callable] = {}
 
 
 #: The checker's default work limit over one certificate, in steps of its longest loops
-#: (one enumerated point, one meet-in-the-middle sum, one sketched determinant): about a
-#: minute of work.  A claim whose re-verification would pass it is not re-verified.
-WORK_LIMIT = 2**26
+#: (one enumerated point, one meet-in-the-middle sum, one sketched determinant, about a
+#: microsecond of Python each at most): about ten seconds of work.  A claim whose
+#: re-verification would pass it is not re-verified.
+WORK_LIMIT = 2**24
 
 
 class WorkLimit(CheckFailed):
@@ -43,6 +44,11 @@ class Budget:
 
     limit: int = WORK_LIMIT
     used: int = 0
+    #: what the checker searched exhaustively, in order (:func:`reluid.checker.search.searched`)
+    searches: list[str] = field(default_factory=list)
+    #: results of this certificate's check that two of its claims share (functional dimension and local
+    #: identifiability rest on one rank), keyed by the evidence they were computed from
+    shared: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +61,12 @@ class Context:
 
     @property
     def theta(self) -> Shallow:
-        return self.network.shallow()
+        """The shallow view of the network; the claim fails when the network has not one hidden layer."""
+        try:
+            return self.network.shallow()
+        except ReluidError as e:
+            raise CheckFailed(self.claim_id or "claim", f"a claim about networks with one hidden layer ({e})") \
+                from None
 
 
 def verifies(kind: str):

@@ -22,9 +22,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from reluid.certificates.schema import ClaimKind
+from reluid.checker import readers as R
+from reluid.checker.linalg import rank
 from reluid.checker.registry import Context, charge, fail, verifies
+from reluid.checker.search import searched
 from reluid.model.network import Shallow
-from reluid.model.rational import FAST_FRACTIONS
 
 __all__ = ["Stratum", "classify", "kink_form", "orbit_form", "verify_shallow_witness", "ALWAYS_HIDDEN",
            "PAPER_CONDITION_LIMIT"]
@@ -101,14 +103,10 @@ def _line(row):
 
     Integer keys hash fast; rows on the same line through 0 get the same key.
     """
-    if FAST_FRACTIONS:   # the slots hold the reduced numerator and denominator (probed in reluid.model)
-        dens = {x._denominator for x in row}
-        den = math.lcm(*dens)
-        q = {e: den // e for e in dens}          # rows of stored floats have few distinct denominators
-        ints = [x._numerator * q[x._denominator] for x in row]
-    else:  # pragma: no cover - depends on the Python implementation
-        den = math.lcm(*[x.denominator for x in row])
-        ints = [x.numerator * (den // x.denominator) for x in row]
+    dens = {x.denominator for x in row}
+    den = math.lcm(*dens)
+    q = {e: den // e for e in dens}          # rows of stored floats have few distinct denominators
+    ints = [x.numerator * q[x.denominator] for x in row]
     g = math.gcd(*ints)
     if next(filter(None, ints), 0) < 0:
         g = -g
@@ -132,23 +130,9 @@ class Stratum:
     classes: tuple = ()
 
 
-_LAST: list = [None]     # (M, A, b, c, m, stratum) of the last call: the verdict rule and the claim ask in turn
-
-
 def classify(t: Shallow) -> Stratum:
-    """The stratum of θ, decided exactly (docs/mathematics.md §2 and §4).
-
-    The last answer is kept for the same (identical, immutable) parameter
-    tuples, since a check asks twice: for its derivation rule and for the
-    stratum claim.
-    """
-    last = _LAST[0]
-    if last is not None and last[0] is t.M and last[1] is t.A and last[2] is t.b and last[3] is t.c \
-            and last[4] == t.m:
-        return last[5]
-    st = _classify(t)
-    _LAST[0] = (t.M, t.A, t.b, t.c, t.m, st)
-    return st
+    """The stratum of θ, decided exactly (docs/mathematics.md §2 and §4)."""
+    return _classify(t)
 
 
 def _classify(t: Shallow) -> Stratum:
@@ -178,24 +162,9 @@ def _classify(t: Shallow) -> Stratum:
             pairs.append((i, j))
             dirs.append([Fraction(x) for x in key[:t.m]])
     frozen = tuple((key, tuple(members)) for key, members in classes.items())
-    if pairs and _rank(dirs) < len(dirs):
+    if pairs and rank(dirs) < len(dirs):
         return Stratum("dependent-pairs", "the opposite pairs", tuple(pairs), frozen)
     return Stratum("opposite-pairs" if pairs else "generic", "", tuple(pairs), frozen)
-
-
-def _rank(rows) -> int:
-    rows = [list(r) for r in rows]
-    rank = 0
-    for col in range(len(rows[0]) if rows else 0):
-        piv = next((i for i in range(rank, len(rows)) if rows[i][col]), None)
-        if piv is None:
-            continue
-        rows[rank], rows[piv] = rows[piv], rows[rank]
-        for i in range(rank + 1, len(rows)):
-            f = rows[i][col] / rows[rank][col]
-            rows[i] = [x - f * y for x, y in zip(rows[i], rows[rank])]
-        rank += 1
-    return rank
 
 
 def _stratum_claim(ctx: Context, expected: str) -> str:
@@ -269,13 +238,14 @@ def _paper_condition(ev, ctx: Context) -> str:
     t = ctx.theta
     holds = ev.get("holds")
     if holds is False:
-        viol = ev.get("violation")
-        if not viol:
+        if not ev.get("violation"):
             fail(ctx, "claims the condition fails but gives no β")
-        beta = [int(x) for x in viol["beta"]]
-        j = int(viol.get("output", 0))
+        viol = R.fields(ctx, ev["violation"], "violation", ("beta",), ("output",))
+        beta = R.integers(ctx, viol["beta"], "β")
+        j = R.integer(ctx, viol.get("output", 0), "output")
         if len(beta) != t.n or any(x not in (-1, 0, 1) for x in beta) or not any(beta) or not 0 <= j < t.k:
             fail(ctx, "β is not a nonzero vector in {0,±1}ⁿ for a valid output")
+        charge(ctx, t.n * t.m, "Σ β(i) v_i a_i")
         s = [sum(beta[i] * t.M[j][i] * t.A[i][l] for i in range(t.n)) for l in range(t.m)]
         if any(s):
             fail(ctx, "Σ β(i) v_i a_i ≠ 0 for the β given")
@@ -287,6 +257,7 @@ def _paper_condition(ev, ctx: Context) -> str:
         h = t.n // 2
         charge(ctx, 3 * t.k * (3 ** h + 3 ** (t.n - h)) * (t.m + 1),   # ~3 loop steps per vector entry
                f"meet in the middle over 3^{h} + 3^{t.n - h} signed sums for {t.k} output(s)")
+        searched(ctx, f"meet in the middle over 3^{h} + 3^{t.n - h} signed sums")
         for j in range(t.k):
             beta = _vanishing_beta(t, j)
             if beta is not None:
@@ -294,4 +265,4 @@ def _paper_condition(ev, ctx: Context) -> str:
         return "holds: no β ∈ {0,±1}ⁿ∖0 vanishes, for every output (re-enumerated by meet in the middle)"
     if holds is None:
         return "not enumerated: the certificate asserts nothing about the condition"
-    fail(ctx, f"holds must be true, false or null, got {holds!r}")
+    fail(ctx, f"holds must be true, false or null, got {R.show(holds)}")

@@ -15,7 +15,7 @@ def add_arguments(p) -> None:
     p.add_argument("--network", metavar="NET", help="the network (default: the copy embedded in CERT)")
     p.add_argument("--work-limit", metavar="STEPS", type=int, default=None,
                    help="the checker's work limit over the whole certificate, in steps of its longest loops "
-                        "(default 2^26, about a minute); a claim past it is reported as not re-verified")
+                        "(default 2^24, about ten seconds); a claim past it is reported as not re-verified")
     from reluid.cli.common import add_input_options
     add_input_options(p)
 

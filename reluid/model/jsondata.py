@@ -26,12 +26,7 @@ from reluid.model.rational import format_rational
 __all__ = ["freeze", "thaw"]
 
 
-def freeze(obj):
-    """Deep-freeze JSON-shaped data: dicts become read-only mappings, lists tuples."""
-    if isinstance(obj, Mapping):
-        return MappingProxyType({k: freeze(v) for k, v in obj.items()})
-    if isinstance(obj, (list, tuple)):
-        return tuple(freeze(v) for v in obj)
+def _leaf(obj):
     if isinstance(obj, Fraction):
         return format_rational(obj)
     if isinstance(obj, float):
@@ -41,10 +36,47 @@ def freeze(obj):
     return obj
 
 
+def _rebuild(obj, container, leaf):
+    """Rebuild nested mappings and sequences bottom-up without recursion (any depth).
+
+    ``container(kind, items)`` builds a mapping (``kind`` "map", items (key,
+    value) pairs) or a sequence (``kind`` "seq"); ``leaf`` maps every other value.
+    """
+    done: dict[int, object] = {}
+    stack = [(obj, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if isinstance(node, Mapping):
+            children = list(node.values())
+        elif isinstance(node, (list, tuple)):
+            children = list(node)
+        else:
+            done[id(node)] = leaf(node)
+            continue
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children)
+            continue
+        if isinstance(node, Mapping):
+            done[id(node)] = container("map", [(k, done[id(v)]) for k, v in node.items()])
+        else:
+            done[id(node)] = container("seq", [done[id(v)] for v in node])
+    return done[id(obj)]
+
+
+def _frozen(kind, items):
+    return MappingProxyType(dict(items)) if kind == "map" else tuple(items)
+
+
+def _thawed(kind, items):
+    return dict(items) if kind == "map" else list(items)
+
+
+def freeze(obj):
+    """Deep-freeze JSON-shaped data: dicts become read-only mappings, lists tuples (at any depth)."""
+    return _rebuild(obj, _frozen, _leaf)
+
+
 def thaw(obj):
-    """Inverse of :func:`freeze`, for JSON encoding."""
-    if isinstance(obj, Mapping):
-        return {k: thaw(v) for k, v in obj.items()}
-    if isinstance(obj, tuple):
-        return [thaw(v) for v in obj]
-    return obj
+    """Inverse of :func:`freeze`, for JSON encoding (at any depth)."""
+    return _rebuild(obj, _thawed, lambda x: x)

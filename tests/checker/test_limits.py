@@ -76,7 +76,7 @@ def test_a_prime_beyond_machine_words_is_rejected_not_a_crash():
     bad = Claim("nlf", "deep-no-layer-flip", "none", "§6", {"layers": [1], "prime": 2**127 - 1},
                 role="information")
     report = check_certificate(_with_claims(cert, *cert.claims, bad))
-    assert not report.valid and "below 2^63" in report.reason
+    assert not report.valid and "outside [3, 2^63)" in report.reason
 
 
 def _paper_condition_network(k: int) -> Network:

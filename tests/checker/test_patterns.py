@@ -223,7 +223,7 @@ def test_a_generic_network_is_rejected():
     lambda ev: {**ev, "cases": [{"P": [0], "q": True, "method": "own-only"}]},
     lambda ev: {**ev, "cases": [{"P": ["x"], "q": 0, "method": "own-only"}]},
     lambda ev: {**ev, "cases": [{"P": [], "q": 0, "method": "box", "y": [1, 1]}] + ev["cases"][1:]},
-    lambda ev: {**ev, "p": "1"},
+    lambda ev: {**ev, "p": "1/2"},
     lambda ev: {**ev, "s": None},
 ])
 def test_malformed_structures_fail_cleanly(mutate):

@@ -1,0 +1,199 @@
+"""How the checker reads evidence: one reader per kind of value, every bound in one place.
+
+A certificate is hostile input.  Each reader takes a value from the
+(frozen) evidence, checks its type and bounds, and returns it in the form the
+verifiers compute with, or fails the claim with a one-line reason
+(:func:`reluid.checker.registry.fail`).  No verifier reads a raw field
+without a reader, so a wrong type anywhere is a rejected claim, never an
+exception of the kernel.
+
+The rules:
+
+rationals
+    every number of a certificate is a JSON integer or a canonical string, ``"p"`` or a
+    lowest-terms ``"p/q"`` with q > 1 (:func:`reluid.certificates.schema.q`, at most
+    :data:`reluid.model.rational.MAX_DIGITS` digits each); ``bool`` is not a number.
+integers
+    numbers whose value is an integer, optionally in a range.
+primes
+    integers in ``[lo, PRIME_BOUND)`` that pass ONE primality test,
+    python-flint's ``fmpz.is_prime`` (a proof, not a probable-prime test).
+    :data:`PRIME_BOUND` keeps a residue in a machine word (flint's ``nmod_mat``);
+    an enumeration mod p needs ``p > SEARCH_PRIME_MIN`` (below it a small prime
+    makes every point a candidate).
+networks
+    a ``reluid.network/1`` object through the certificate reader.
+
+>>> from reluid.checker.registry import Context
+>>> from reluid.model.network import Network
+>>> ctx = Context(Network.from_lists([([[1]], [0]), ([[1]], [0])]), "c")
+>>> integer(ctx, 3, "n"), rational(ctx, "-1/2", "x"), prime(ctx, 101, "p")
+(3, Fraction(-1, 2), 101)
+>>> integer(ctx, "1/2", "n")
+Traceback (most recent call last):
+...
+reluid.errors.CheckFailed: c: n: '1/2' is not an integer
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+
+from reluid.certificates.schema import network_from_dict, q, thaw
+from reluid.checker.registry import Context, fail
+from reluid.errors import CertificateError
+from reluid.model.network import Network
+
+__all__ = ["PRIME_BOUND", "SEARCH_PRIME_MIN", "SHOWN_DIGITS", "mapping", "fields", "sequence", "integer",
+           "integers", "tuples", "indices", "rational", "rationals", "points", "prime", "is_prime", "network", "residue",
+           "show"]
+
+#: Every prime of a certificate lies below this bound (residues fit a machine word).
+PRIME_BOUND = 2**63
+#: An enumeration modulo p needs p above this (a small prime makes every point a candidate).
+SEARCH_PRIME_MIN = 2**30
+#: Numbers in messages are shown with at most this many digits in numerator and denominator.
+SHOWN_DIGITS = 60
+
+
+def show(x) -> str:
+    """A number for a message: exact when short, abbreviated (with its digit count) when long.
+
+    >>> show(Fraction(-1, 3)), show(10**100)
+    ('-1/3', '1000000000…(101 digits)')
+    """
+    if isinstance(x, Fraction):
+        return show(x.numerator) if x.denominator == 1 else f"{show(x.numerator)}/{show(x.denominator)}"
+    if isinstance(x, int) and not isinstance(x, bool):
+        bits = abs(x).bit_length()
+        if bits <= 3 * SHOWN_DIGITS:          # 3 bits per digit is below log2(10): short numbers stay exact
+            return str(x)
+        digits = len(str(abs(x))) if bits < 14_000 else int(bits * 0.30103) + 1
+        head = str(abs(x) // 10 ** max(digits - 10, 0)) if bits < 14_000 else "?"
+        return f"{'-' if x < 0 else ''}{head}…({digits} digits)"
+    text = repr(x)
+    return text if len(text) <= SHOWN_DIGITS else text[:SHOWN_DIGITS] + "…"
+
+
+def mapping(ctx: Context, x, what: str, keys=None) -> Mapping:
+    """An object; with ``keys``, exactly those fields."""
+    if not isinstance(x, Mapping):
+        fail(ctx, f"{what} must be an object, got {type(x).__name__}")
+    if keys is not None and set(x) != set(keys):
+        fail(ctx, f"{what} must have the fields {sorted(keys)}, got {sorted(map(str, x))}")
+    return x
+
+
+def fields(ctx: Context, x, what: str, required, optional=()) -> Mapping:
+    """An object with every field of ``required``, and otherwise only fields of ``optional``."""
+    mapping(ctx, x, what)
+    missing = [k for k in required if k not in x]
+    if missing:
+        fail(ctx, f"{what}: missing field {missing[0]!r}")
+    extra = sorted(str(k) for k in x if k not in set(required) | set(optional))
+    if extra:
+        fail(ctx, f"{what}: unexpected field {extra[0]!r}")
+    return x
+
+
+def sequence(ctx: Context, x, what: str, length: int | None = None) -> tuple:
+    """A list (a tuple once frozen), optionally of a given length."""
+    if not isinstance(x, (list, tuple)):
+        fail(ctx, f"{what} must be a list")
+    if length is not None and len(x) != length:
+        fail(ctx, f"{what} has {len(x)} entries, expected {length}")
+    return tuple(x)
+
+
+def integer(ctx: Context, x, what: str, lo: int | None = None, hi: int | None = None) -> int:
+    """An integral certificate number (a JSON integer, or ``"p"``) in ``[lo, hi)`` (either end optional)."""
+    if isinstance(x, bool) or not isinstance(x, (int, str)):
+        fail(ctx, f"{what} must be an integer, got {show(x)}")
+    if isinstance(x, str):
+        v = rational(ctx, x, what)
+        if v.denominator != 1:
+            fail(ctx, f"{what}: {show(x)} is not an integer")
+        x = v.numerator
+    if (lo is not None and x < lo) or (hi is not None and x >= hi):
+        fail(ctx, f"{what} = {show(x)} is outside [{'' if lo is None else lo}, {'' if hi is None else show(hi)})")
+    return x
+
+
+def integers(ctx: Context, x, what: str, length: int | None = None) -> tuple[int, ...]:
+    return tuple(integer(ctx, v, what) for v in sequence(ctx, x, what, length))
+
+
+def tuples(ctx: Context, x, what: str, size: int) -> tuple[tuple[int, ...], ...]:
+    """A list of ``size``-tuples of integers."""
+    if not isinstance(x, (list, tuple)) or not all(
+            isinstance(t, (list, tuple)) and len(t) == size and
+            all(isinstance(v, (int, str)) and not isinstance(v, bool) for v in t) for t in x):
+        fail(ctx, f"{what} must be a list of {size}-tuples of integers")
+    return tuple(tuple(integer(ctx, v, what) for v in t) for t in x)
+
+
+def indices(ctx: Context, x, bound: int, what: str, length: int | None = None, distinct: bool = True):
+    """Integers in ``[0, bound)``, distinct unless told otherwise."""
+    out = integers(ctx, x, what, length)
+    if any(not 0 <= i < bound for i in out):
+        fail(ctx, f"{what}: index out of range [0, {bound})")
+    if distinct and len(set(out)) != len(out):
+        fail(ctx, f"{what}: repeated index")
+    return out
+
+
+def rational(ctx: Context, x, what: str) -> Fraction:
+    try:
+        return q(x)
+    except CertificateError as e:
+        fail(ctx, f"{what}: {e}")
+
+
+def rationals(ctx: Context, x, what: str, length: int | None = None) -> tuple[Fraction, ...]:
+    return tuple(rational(ctx, v, what) for v in sequence(ctx, x, what, length))
+
+
+def points(ctx: Context, x, what: str, dim: int, nonempty: bool = False) -> tuple[tuple[Fraction, ...], ...]:
+    """A list of rational points of R^dim."""
+    raw = sequence(ctx, x, what)
+    if nonempty and not raw:
+        fail(ctx, f"{what} must be a nonempty list of points")
+    pts = tuple(rationals(ctx, v, what) for v in raw)
+    if any(len(v) != dim for v in pts):
+        fail(ctx, f"{what}: every point needs {dim} coordinates")
+    return pts
+
+
+def is_prime(p: int) -> bool:
+    """The checker's one primality test (python-flint, proven for every size)."""
+    import flint       # here, so that the Farkas-tree checker, which reads through this module, loads no flint
+
+    return p >= 2 and bool(flint.fmpz(p).is_prime())
+
+
+def prime(ctx: Context, x, what: str, lo: int = 2) -> int:
+    """A prime in ``[lo, PRIME_BOUND)``."""
+    p = integer(ctx, x, what)
+    if not lo <= p < PRIME_BOUND:
+        fail(ctx, f"{what} = {show(p)} is outside [{'2^30' if lo == SEARCH_PRIME_MIN else lo}, 2^63)")
+    if not is_prime(p):
+        fail(ctx, f"{what} = {p} is not prime")
+    return p
+
+
+def residue(ctx: Context, x: Fraction, p: int) -> int:
+    """x mod p, or fail when p divides its denominator."""
+    if x.denominator % p == 0:
+        fail(ctx, f"the prime {p} divides a denominator ({show(x)})")
+    return x.numerator * pow(x.denominator, -1, p) % p
+
+
+def network(ctx: Context, x, what: str) -> Network:
+    """A ``reluid.network/1`` object (frozen or plain)."""
+    if not isinstance(x, Mapping):
+        fail(ctx, f"{what} must be a reluid.network/1 object, got {type(x).__name__}")
+    try:
+        return network_from_dict(thaw(x), what)
+    except CertificateError as e:
+        fail(ctx, str(e))
