@@ -61,7 +61,7 @@ from reluid.analysis.deep.strict import rank
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
 
-__all__ = ["DEAD_SIDE_TRANSLATION", "H4Move", "translated", "moves_hyperplane", "find_h4_moves", "DELTAS"]
+__all__ = ["DEAD_SIDE_TRANSLATION", "H4Move", "FloatSearch", "float_line_search", "translated", "moves_hyperplane", "find_h4_moves", "DELTAS"]
 
 DEAD_SIDE_TRANSLATION = "dead-side-translation"
 #: The translations tried, in this order (both signs of each).
@@ -142,3 +142,118 @@ def find_h4_moves(net: Network, *, deltas=DELTAS, timeout: float | None = 60.0, 
                 elif eq.equal is None:
                     undecided.append(f"neuron {j + 1}, δ = {delta}: {eq.reason}")
     return tuple(moves), tuple(undecided)
+
+
+@dataclass(frozen=True, slots=True)
+class FloatSearch:
+    """What :func:`float_line_search` tried: fits with one layer-1 line held moved, near-fits, exact answers."""
+
+    fits: int
+    near_fits: int
+    refuted: int
+    undecided: int
+    competitors: tuple[Network, ...]
+    best_rms: tuple[float, ...]
+
+
+def float_line_search(net: Network, *, seed: int = 0, npts: int = 300, near: float = 1e-9, den: int = 4096,
+                      moves: tuple[float, ...] = (0.05, -0.05, 0.2, -0.2), timeout: float | None = 30.0) -> FloatSearch:
+    """Discover competitors whose layer-1 line j is moved: floats propose, :func:`equivalent` decides.
+
+    For every j and every move (a translation u_j − m·|A_j|, and a rotation of H_j by the angle m about
+    the point of H_j nearest the origin), the moved row is held fixed and every other parameter is
+    fitted to f_θ on sample points by Levenberg–Marquardt from θ.  A fit with relative RMS below
+    ``near`` is rounded to rationals (denominators up to ``den``) and compared with θ exactly; only
+    ``equal is True`` with H′_j none of the H_i makes a competitor.
+    """
+    import numpy as np
+    from scipy.optimize import least_squares
+
+    from reluid.analysis.deep.competitors import _Model, _params, _rational_net
+
+    _check(net)
+    t0 = time.monotonic()
+    arch = net.architecture
+    n0, n1, n2, n3 = arch
+    model = _Model(arch)
+    rng = np.random.default_rng(seed)
+    th = _params(net)
+    A, a = model.unpack(th)[:2]
+    spread = max(3.0, float(np.max(np.abs(a) / (np.linalg.norm(A, axis=1) + 1e-12))) * 2)
+    X = rng.uniform(-spread, spread, size=(npts, n0))
+    Y = model.forward(th, X)[4]
+    scale = float(np.sqrt(np.mean(Y ** 2))) + 1e-12
+    fits = nears = refuted = undecided = 0
+    comps, best = [], []
+    for j in range(n1):
+        fixed = np.zeros(th.size, dtype=bool)
+        fixed[model.offs[0] + j * n0: model.offs[0] + (j + 1) * n0] = True
+        fixed[model.offs[1] + j] = True
+        # gauge: hold the largest entry of every other layer-1 row and of every layer-2 row (positive scaling)
+        for i in range(n1):
+            if i != j:
+                fixed[model.offs[0] + i * n0 + int(np.argmax(np.abs(A[i])))] = True
+        Wm = model.unpack(th)[2]
+        for k in range(n2):
+            fixed[model.offs[2] + k * n1 + int(np.argmax(np.abs(Wm[k])))] = True
+        for m in moves:
+            for how in ("translate", "rotate"):
+                if timeout is not None and time.monotonic() - t0 > timeout:
+                    return FloatSearch(fits, nears, refuted, undecided + 1, tuple(comps), tuple(sorted(best)))
+                p0 = th.copy()
+                Aj, aj = A[j].copy(), float(a[j])
+                nrm = float(np.linalg.norm(Aj))
+                if how == "translate":
+                    aj = aj - m * nrm
+                else:
+                    x0 = -aj * Aj / nrm ** 2          # the point of H_j nearest the origin
+                    c, s = np.cos(m), np.sin(m)
+                    R = np.eye(n0)
+                    R[:2, :2] = [[c, -s], [s, c]]
+                    Aj = R @ Aj
+                    aj = -float(Aj @ x0)
+                # the moved row is a rational with denominator 64, so an exact competitor has rational entries
+                p0[model.offs[0] + j * n0: model.offs[0] + (j + 1) * n0] = np.round(Aj * 64) / 64
+                p0[model.offs[1] + j] = round(aj * 64) / 64
+                free = ~fixed
+
+                def res(q, p0=p0, free=free):
+                    p = p0.copy()
+                    p[free] = q
+                    return (model.forward(p, X)[4] - Y).ravel() / scale
+
+                def jac(q, p0=p0, free=free):
+                    p = p0.copy()
+                    p[free] = q
+                    return model.jacobian(p, X)[:, free] / scale
+
+                try:
+                    sol = least_squares(res, p0[free], jac=jac, method="lm", max_nfev=2000,
+                                        xtol=1e-15, ftol=1e-15, gtol=1e-15)
+                except Exception:      # a singular LM step: no fit from this start
+                    continue
+                fits += 1
+                rms = float(np.sqrt(np.mean(sol.fun ** 2)))
+                best.append(rms)
+                if rms >= near:
+                    continue
+                nears += 1
+                p = p0.copy()
+                p[free] = sol.x
+                p = np.where(np.abs(p - th) < 1e-7, th, p)      # entries the fit left alone, exactly
+                cand = _rational_net(arch, p, den=den)
+                L1 = cand.layers[0]
+                if not any(L1.weight[j]) or not all(
+                        rank([list(L1.weight[j]) + [L1.bias[j]], list(net.layers[0].weight[i]) + [net.layers[0].bias[i]]]) == 2
+                        for i in range(n1)):
+                    refuted += 1
+                    continue
+                left = None if timeout is None else max(1.0, timeout - (time.monotonic() - t0))
+                eq = equivalent(net, cand, timeout=left)
+                if eq.equal is True:
+                    comps.append(cand)
+                elif eq.equal is False:
+                    refuted += 1
+                else:
+                    undecided += 1
+    return FloatSearch(fits, nears, refuted, undecided, tuple(comps), tuple(sorted(best)))

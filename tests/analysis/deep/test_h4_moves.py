@@ -78,3 +78,14 @@ def test_bad_input():
         translated(REMARK, 3, 1)
     with pytest.raises(InvalidArgument):
         find_h4_moves(Network.from_lists([([[1, 0]], [0]), ([[1]], [0])]))
+
+
+def test_float_line_search_proposes_and_exact_check_decides():
+    from reluid.analysis.deep.h4_moves import float_line_search
+    r = float_line_search(REMARK)
+    assert r.competitors
+    for c in r.competitors:           # every reported competitor is exactly equal and moves H_1
+        assert equivalent(REMARK, c).equal is True
+        assert c.layers[0].bias != REMARK.layers[0].bias
+    # on a certified network nothing is proposed as a competitor
+    assert float_line_search(CERTIFIED).competitors == ()
