@@ -23,6 +23,7 @@ import random
 import time
 from collections import Counter
 
+from reluid.analysis.deep.cells import exact_functional_dimension
 from reluid.analysis.deep.h4_moves import find_h4_moves, float_line_search
 from reluid.analysis.deep.mechanisms import detect_mechanisms
 from reluid.analysis.deep.two_layers import analyse_two_layers
@@ -57,6 +58,8 @@ def classify(net: Network, *, timeout: float = 30.0) -> dict | None:
     if not moves and fs.competitors:
         rec["witness"] = fs.competitors[0]
         rec["moves"] = [(None, None, "float line search, verified exactly")]
+    fd = exact_functional_dimension(net, timeout=timeout)
+    rec["dim_fun_U"] = bool(fd.exact and fd.rank == fd.upper_bound)
     rec["class"] = "a" if rec["witness"] is not None else ("c" if undecided or fs.undecided else "b")
     return rec
 
@@ -85,8 +88,8 @@ def main(argv=None) -> int:
          "f_θ′ = f_θ decided on the joint activation cells, or a float line search's proposal verified the same way); **(b)** none found by the constructions tried — "
          "*not* a proof that none exists; **(c)** not decided (budget).", "",
          "| architecture | N | H0 ∧ ¬H4 | with a known mechanism | no mechanism: ≤ 1 point | no mechanism: cover (C1) "
-         "| of these, failing only H4 | (a) | (b) | (c) | float line search: fits / near-fits / refuted exactly / competitors |",
-         "|---|---|---|---|---|---|---|---|---|---|---|"]
+         "| of these, failing only H4 | (a) | (b) | (c) | float line search: fits / near-fits / refuted exactly / competitors | dim_fun = U (exact) |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     examples, also = [], Counter()
     for arch in ARCHS:
         rng = random.Random(f"reluid-h4-failures-{arch}-{args.seed}")
@@ -103,6 +106,7 @@ def main(argv=None) -> int:
             C[rec["kind"]] += 1
             C["only"] += not rec["also_fails"]
             C[rec["class"]] += 1
+            C["dimU"] += rec["dim_fun_U"]
             for t, v in zip(("fits", "near", "refuted", "fund", "comp"), rec["float"]):
                 C[t] += v
             also[(arch, tuple(rec["also_fails"]), rec["kind"])] += 1
@@ -110,8 +114,13 @@ def main(argv=None) -> int:
                 examples.append((arch, i, net, rec))
         L.append(f"| ({', '.join(map(str, arch))}) | {args.count} | {C['fail']} | {C['mech']} | {C['≤ 1 point']} | "
                  f"{C['cover (C1)']} | {C['only']} | {C['a']} | {C['b']} | {C['c']} | "
-                 f"{C['fits']} / {C['near']} / {C['refuted']} / {C['comp']} |")
+                 f"{C['fits']} / {C['near']} / {C['refuted']} / {C['comp']} | {C['dimU']} |")
         print(arch, dict(C), f"{time.time() - t0:.0f} s", flush=True)
+    fd = exact_functional_dimension(REMARK_10_14)
+    L += ["", "dim_fun = U: the exact functional dimension from the activation cells (docs/mathematics.md §9) equals "
+          "its upper bound U, so the fibre has no continuous family of hidden symmetries through θ (a dead-side "
+          "translation is one: Remark 10.14's network has dim_fun = "
+          f"{fd.rank} < U = {fd.upper_bound}); separate (discrete) competitor orbits are not excluded by it."]
     L += ["", "Other hypotheses failed by the networks without a known mechanism:", "",
           "| architecture | failure kind | also fails | networks |", "|---|---|---|---|"]
     for (arch, fails, kind), n in sorted(also.items()):

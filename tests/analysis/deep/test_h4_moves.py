@@ -89,3 +89,13 @@ def test_float_line_search_proposes_and_exact_check_decides():
         assert c.layers[0].bias != REMARK.layers[0].bias
     # on a certified network nothing is proposed as a competitor
     assert float_line_search(CERTIFIED).competitors == ()
+
+
+def test_a_dead_side_family_lowers_the_functional_dimension():
+    # the one-parameter family θ_{1,t} is a continuous hidden symmetry: dim_fun < U exactly;
+    # on the certified network (no family) dim_fun = U
+    from reluid.analysis.deep.cells import exact_functional_dimension
+    fd = exact_functional_dimension(REMARK)
+    assert fd.exact and fd.rank < fd.upper_bound
+    fd = exact_functional_dimension(CERTIFIED)
+    assert fd.exact and fd.rank == fd.upper_bound
