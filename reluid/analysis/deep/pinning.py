@@ -61,8 +61,8 @@ class _Budget(Exception):
 def count_condition(counts) -> bool:
     """Lemma H4-count: for every nonempty I ⊆ [n1] some j ∈ I has b_j > |I|  ⟺  sorted, b_(m) > m for all m.
 
-    >>> count_condition([2, 3, 4]), count_condition([3, 3, 3]), count_condition([2, 2, 5])
-    (True, True, False)
+    >>> count_condition([2, 3, 4]), count_condition([3, 3, 3]), count_condition([4, 4, 4]), count_condition([2, 2, 5])
+    (True, False, True, False)
     """
     return all(b > m for m, b in enumerate(sorted(counts), start=1))
 
