@@ -31,6 +31,7 @@ Nothing here is a float; the regions of the u frame at size are chosen, not enum
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -100,10 +101,25 @@ def u_frame_b(Wk, s0, covered) -> bool:
 
 
 def _norm(v):
+    """v up to a nonzero factor (None for v = 0): integers by their gcd and the sign of the lead, else / lead."""
     lead = next((x for x in v if x != 0), None)
     if lead is None:
         return None
+    if all(type(x) is int for x in v):
+        g = math.gcd(*v)
+        g = g if lead > 0 else -g
+        return tuple(x // g for x in v)
     return tuple(x / lead for x in v)
+
+
+def _integer_rows(W, w):
+    """Each row (W_k, w_k) times the positive lcm of its denominators: integer rows with the same zero sets,
+    signs and proportionalities (every statement of Theorem W about layer 2 is invariant under it)."""
+    out = []
+    for row, b in zip(W, w):
+        m = math.lcm(*(x.denominator for x in row), b.denominator)
+        out.append(tuple(int(x * m) for x in row) + (int(b * m),))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,9 +152,11 @@ def _independent_columns(A):
     R, r = M.rref()
     if r < n1:
         return None
-    piv = []
-    for i in range(n1):
-        piv.append(next(c for c in range(n0) if R[i, c] != 0))
+    piv, c = [], 0
+    for i in range(n1):          # rref: the pivots increase, and row i is zero before its pivot
+        while R[i, c] == 0:
+            c += 1
+        piv.append(c)
     return tuple(piv)
 
 
@@ -179,6 +197,7 @@ class _W:
             self.u = [tuple(self.A[j]) + (self.a[j],) for j in range(self.n1)]
             self.piv = [next((t for t in range(d) if self.A[j][t] != 0), 0) for j in range(self.n1)]
         self.deadline, self.max_rows = deadline, max_rows
+        self.Wint = _integer_rows(self.W, self.w) if frame.kind == "u" else None
         self.systems = 0
         self.regions: dict[tuple, _Region] = {}
         self._walls: dict = {}
@@ -201,7 +220,8 @@ class _W:
         out = []
         for k in range(self.n2):
             if self.frame.kind == "u":
-                v = [self.W[k][i] if s[i] > 0 else ZERO for i in range(self.n1)] + [self.w[k]]
+                r = self.Wint[k]
+                v = [r[i] if s[i] > 0 else 0 for i in range(self.n1)] + [r[-1]]
             else:
                 v = [ZERO] * (d + 1)
                 for i in range(self.n1):
@@ -257,8 +277,11 @@ class _W:
             uj, p = self.u[j], self.piv[j]
             red = []
             for k in range(self.n2):
-                f = g[k][p] / uj[p]
-                v = tuple(x - f * y for x, y in zip(g[k], uj))
+                if self.frame.kind == "u":
+                    v = g[k][:j] + (0,) + g[k][j + 1:]
+                else:
+                    f = g[k][p] / uj[p]
+                    v = tuple(x - f * y for x, y in zip(g[k], uj))
                 red.append((any(v[:-1]), _norm(v)))
             self._walls[key] = red
         return self._walls[key]
@@ -347,9 +370,12 @@ class _W:
                 return self.frame.kind == "u" and u_frame_b(self.W[k], s0, covered)
 
             def add(s):
-                rows, c = self.w3a_rows(s0, s)
                 if self.frame.kind == "u":
-                    covered.update(i for i in range(self.n1) if c[i])
+                    covered.update(i for i in range(self.n1) if s[i] != s0[i])
+                    return
+                rows, c = self.w3a_rows(s0, s)
+                if False:
+                    pass
                 else:
                     nonlocal_basis = rref(basis + rows)[0] if rows else basis
                     basis[:] = nonlocal_basis
