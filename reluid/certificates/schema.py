@@ -73,6 +73,7 @@ class ClaimKind(enum.StrEnum):
     FIBRE_ORBITS = "fibre-orbits"
     DEEP_TWO_LAYER_HYPOTHESES = "deep-two-layer-hypotheses"
     DEEP_LAYER_NO_FLIP_SET = "deep-layer-no-flip-set"
+    DEEP_TWO_LAYER_PINNING = "deep-two-layer-pinning"
 
 
 def _kind(kind):

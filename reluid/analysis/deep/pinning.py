@@ -169,7 +169,7 @@ class PinningResult:
     detail: str
     frame: Frame | None = None
     regions: tuple = ()                    # (signs, point or None, visible {k: point|None}, invisible {k: farkas|None})
-    order: tuple = ()                      # (neuron, seed index, ((region index, j), ...), method)
+    order: tuple = ()                      # (neuron, seed index, ((region index, j, wall point), ...), method)
     unpinned: tuple[int, ...] = ()
     flats: tuple = ()                      # (signs, j, k, point or None)
     flat_counts: tuple[int, ...] = ()
@@ -557,7 +557,8 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
         i0 = ix(s0)
         es = []
         for s, j in edges:
-            es.append((ix(s), j))
+            p = an.wall_point(s, j, k)
+            es.append((ix(s), j, None if p is True else p))
             ix(s[:j] + (-s[j],) + s[j + 1:])
         out_order.append((k, i0, tuple(es), m))
     regs = []
