@@ -165,7 +165,7 @@ class PinningResult:
     """What :func:`analyse_pinning` established (frozen; 0-based indices)."""
 
     holds: bool
-    failed: str | None                     # "H0", "H0′", "H4", "pinning", "budget", "size"
+    failed: str | None                     # "H0", "H0′", "H4", "pinning", "budget", "regions"
     detail: str
     frame: Frame | None = None
     regions: tuple = ()                    # (signs, point or None, visible {k: point|None}, invisible {k: farkas|None})
@@ -197,6 +197,7 @@ class _W:
             self.u = [tuple(self.A[j]) + (self.a[j],) for j in range(self.n1)]
             self.piv = [next((t for t in range(d) if self.A[j][t] != 0), 0) for j in range(self.n1)]
         self.deadline, self.max_rows = deadline, max_rows
+        self.max_systems = None
         self.Wint = _integer_rows(self.W, self.w) if frame.kind == "u" else None
         self.systems = 0
         self.regions: dict[tuple, _Region] = {}
@@ -209,6 +210,8 @@ class _W:
 
     def strict(self, B, b, C, c):
         self.systems += 1
+        if self.max_systems is not None and self.systems > self.max_systems:
+            raise _Budget(f"more than {self.max_systems} strict systems")
         self.tick()
         try:
             return solve_strict(B, b, C, c, n=self.d, max_rows=self.max_rows)
@@ -471,7 +474,7 @@ def _chosen_orthants(n1, seed, chains):
 
 
 def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0, max_rows: int = 4000,
-                    seed: int = 0, chains: int = 2) -> PinningResult:
+                    seed: int = 0, chains: int = 2, max_systems: int | None = None) -> PinningResult:
     """Decide H0, H0′, H4 and search for a pinning certificate of Theorem W, exactly.
 
     Parameters
@@ -482,6 +485,8 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
         Nonempty layer-1 regions with exact interior points (the x frame needs them; the §8
         sign tree supplies them for small n1).  The u frame chooses its own orthants.
     timeout : float, optional
+    max_rows, max_systems : int
+        The strict-system budget of the x frame (rows of one Fourier–Motzkin step, systems solved).
     seed, chains : int
         The u frame at size (n1 > 10) uses ``chains`` random chains of orthants.
     """
@@ -489,6 +494,7 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
     n0, n1, n2, n3 = net.architecture
     frame = choose_frame(net)
     an = _W(net, frame, None if timeout is None else t0 + timeout, max_rows)
+    an.max_systems = max_systems
 
     def done(holds, failed, detail, **kw):
         return PinningResult(holds, failed, detail, frame, systems=an.systems, seconds=time.monotonic() - t0, **kw)
@@ -505,7 +511,8 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
                 an.region(s)
         else:
             if regions is None:
-                return done(False, "size", f"the x frame (rank A < n1 = {n1}) needs the layer-1 regions")
+                return done(False, "regions", f"the x frame (rank A < n1 = {n1}) needs layer-1 regions with exact "
+                            "witnesses, and none were found")
             for s, p in regions:
                 an.region(tuple(s), tuple(p))
         # H4

@@ -533,7 +533,8 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
 
         left = None if timeout is None else max(1.0, t0 + timeout - time.monotonic())
         regs = got.get("regions")
-        pin = analyse_pinning(net, regions=regs, timeout=left, max_rows=max_rows)
+        pin = analyse_pinning(net, regions=regs, timeout=left, max_rows=max_rows,
+                              max_systems=max(0, max_systems - an.systems))
         got.update(pinning=pin)
         if not pin.holds:
             return result(Verdict.UNKNOWN, f"{reason}; Theorem W: {pin.failed} fails ({pin.detail})")
