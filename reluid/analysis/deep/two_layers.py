@@ -478,7 +478,8 @@ def _shallow_views(net: Network):
 
 def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_systems: int = 20000,
                        max_rows: int = 4000, max_width: int = 14, stop_early: bool = True,
-                       flip_timeout: float | None = None, enumerate_families: bool = True) -> TwoLayerResult:
+                       flip_timeout: float | None = None, enumerate_families: bool = True,
+                       theorem_w: bool = True) -> TwoLayerResult:
     """Decide H0–H4 of docs/mathematics.md §8 and the flip families, exactly.
 
     Parameters
@@ -498,6 +499,10 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
         Seconds for each flip-set search (default: ``timeout``).
     enumerate_families : bool
         When a flip set exists, enumerate 𝔉1 and 𝔉2 (for the orbit count).
+    theorem_w : bool
+        When Theorem 8.2 does not apply (or n1 > max_width), try Theorem W
+        (:mod:`reluid.analysis.deep.pinning`); False gives Theorem 8.2 alone (the baseline of
+        benchmarks/bench_two_layers.py).
     """
     t0 = time.monotonic()
     if not isinstance(net, Network):
@@ -531,6 +536,8 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
         """Theorem W when Theorem 8.2 does not apply; the flip families when it does."""
         from reluid.analysis.deep.pinning import analyse_pinning
 
+        if not theorem_w:
+            return result(Verdict.UNKNOWN, reason)
         left = None if timeout is None else max(1.0, t0 + timeout - time.monotonic())
         regs = got.get("regions")
         pin = analyse_pinning(net, regions=regs, timeout=left, max_rows=max_rows,
