@@ -18,7 +18,7 @@ from reluid.model.rational import format_rational
 from reluid.verdicts import Outcome, Verdict
 
 __all__ = ["certificate_from_decision", "certificate_from_deep_decision", "flip_claim", "paper_condition_claim",
-           "fundim_claims", "producer_info", "two_layer_evidence", "EMBED_MAX_PARAMS", "FLIP_CHECK_PRIME"]
+           "fundim_claims", "producer_info", "two_layer_evidence", "pinning_evidence", "EMBED_MAX_PARAMS", "FLIP_CHECK_PRIME"]
 
 EMBED_MAX_PARAMS = 20_000
 
@@ -293,9 +293,58 @@ def two_layer_evidence(theorem) -> dict:
     }
 
 
+REF_THEOREM_W = ("Theorem W and Lemma H4-count (docs/mathematics.md, two hidden layers on partial regions; "
+                 "docs/certificates.md, deep-two-layer-pinning)")
+
+
+def _q(v) -> list:
+    return [format_rational(x) for x in v]
+
+
+def pinning_evidence(pin) -> dict:
+    """The ``deep-two-layer-pinning`` evidence of a :class:`~reluid.analysis.deep.pinning.PinningResult`.
+
+    ``frame``: ``"u"`` (rank A = n1, ``minor`` the columns of a nonsingular n1 × n1 minor of A)
+    or ``"x"`` (``minor`` null); ``regions``: the regions used, with (x frame) an interior point,
+    a zero of every visible g^s_k and a Motzkin vector for every invisible nonconstant one;
+    ``order``: per layer-2 neuron in pinning order its seed, its edges ``[region, j]`` (x frame:
+    ``[region, j, wall point]``) and the W.3 method; ``h4``: the bend triples and the method.
+    """
+    x = pin.frame.kind == "x"
+    regions = []
+    for s, point, vis, inv in pin.regions:
+        r = {"signs": _signs(s)}
+        if x:
+            r["point"] = _q(point)
+            r["visible"] = [[k, _q(p)] for k, p in sorted(vis.items())]
+            r["invisible"] = [[k, {"y": _q(f[0]), "z": format_rational(f[1][0])}]
+                              for k, f in sorted(inv.items()) if f is not None]
+        regions.append(r)
+    order = [{"neuron": k, "seed": i0, "edges": [[ri, j, _q(p)] if x else [ri, j] for ri, j, p in edges],
+              "method": m} for k, i0, edges, m in pin.order]
+    flats = []
+    for s, j, k, p in pin.flats:
+        f = {"signs": _signs(s), "neuron": j, "unit": k}
+        if x:
+            f["point"] = _q(p)
+        flats.append(f)
+    return {"frame": pin.frame.kind, "minor": None if x else list(pin.frame.minor), "regions": regions,
+            "order": order, "h4": {"method": pin.h4_method, "flats": flats}}
+
+
 def _two_layer_claims(theorem, role: str) -> list[Claim]:
     n0, n1, n2, _ = theorem.architecture
     per = [sum(1 for f in theorem.flats if f.neuron == j) for j in range(n1)]
+    pin = getattr(theorem, "pinning", None)
+    if pin is not None and pin.holds:
+        claims = [Claim(
+            id="two-layer-pinning", kind=ClaimKind.DEEP_TWO_LAYER_PINNING,
+            statement=(f"θ satisfies the hypotheses of Theorem W: H0, H0′ (the layer-2 rows pairwise "
+                       f"non-proportional), H4 ({pin.h4_method}; distinct bend flats per H_j {list(pin.flat_counts)}) "
+                       f"and a pinning certificate: all {n2} layer-2 neurons pinned along valid edges of "
+                       f"{len(pin.regions)} regions with exact visible sets ({pin.frame.kind} frame)"),
+            reference=REF_THEOREM_W, evidence=pinning_evidence(pin), role=role)]
+        return claims + _layer_flip_claims(theorem, role)
     claims = [Claim(
         id="two-layer-hypotheses", kind=ClaimKind.DEEP_TWO_LAYER_HYPOTHESES,
         statement=(f"θ satisfies H0–H4 of docs/mathematics.md §8: distinct layer-1 hyperplanes; "
@@ -303,6 +352,11 @@ def _two_layer_claims(theorem, role: str) -> list[Claim]:
                    f"connected graph and carry every label 1..{n1}; bend flats per H_j {per}, and for no nonempty "
                    "I ⊆ [n1] are the flats on the H_j, j ∈ I, covered by |I| hyperplanes other than the H_i"),
         reference=REF_TWO_LAYERS, evidence=two_layer_evidence(theorem), role=role)]
+    return claims + _layer_flip_claims(theorem, role)
+
+
+def _layer_flip_claims(theorem, role: str) -> list[Claim]:
+    claims = []
     for layer, r in ((1, theorem.flips1), (2, theorem.flips2)):
         if r is not None and r.outcome is Outcome.NONE:
             claims.append(Claim(

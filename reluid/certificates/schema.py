@@ -77,6 +77,7 @@ class ClaimKind(enum.StrEnum):
     DEEP_TWO_LAYER_HYPOTHESES = "deep-two-layer-hypotheses"
     DEEP_LAYER_NO_FLIP_SET = "deep-layer-no-flip-set"
     REDUCED_NO_HIDDEN = "reduced-no-hidden-symmetries"
+    DEEP_TWO_LAYER_PINNING = "deep-two-layer-pinning"
 
 
 def _kind(kind):

@@ -53,6 +53,7 @@ from reluid.checker import patterns as _patterns  # noqa: F401
 from reluid.checker import reduction as _reduction  # noqa: F401  (registers its verifier)
 from reluid.checker import shallow as _shallow
 from reluid.checker import two_layers as _two_layers  # noqa: F401  (registers its verifiers)
+from reluid.checker import pinning as _pinning  # noqa: F401  (registers its verifier)
 from reluid.checker.registry import VERIFIERS, WORK_LIMIT, Budget, Context, WorkLimit
 from reluid.checker.search import SEARCHED
 from reluid.errors import CheckFailed, ReluidError
@@ -194,18 +195,23 @@ def _two_layer_rule(net: Network, ledger: _Ledger) -> str:
         raise _Rejected(f"no theorem lets the checker derive the absence of hidden symmetries for the deep "
                         f"architecture {net.architecture} (docs/mathematics.md §8 covers two hidden layers with "
                         "input dimension >= 2)")
-    _needs(ledger, {ClaimKind.DEEP_TWO_LAYER_HYPOTHESES}, "certificate of the hypotheses H0–H4 of "
-           "docs/mathematics.md §8")
+    if ledger.verified(ClaimKind.DEEP_TWO_LAYER_PINNING):          # Theorem W
+        _needs(ledger, {ClaimKind.DEEP_TWO_LAYER_PINNING}, "certificate of the hypotheses of Theorem W")
+        theorem = "Theorem W (H0, H0′, H4 and a pinning certificate, verified)"
+    else:
+        _needs(ledger, {ClaimKind.DEEP_TWO_LAYER_HYPOTHESES}, "certificate of the hypotheses H0–H4 of "
+               "docs/mathematics.md §8")
+        theorem = ("H0–H4 (verified: full regions, a connected set of rigid edges carrying every label, bend flats "
+                   "with no cover by |I| other hyperplanes for any I)")
     for layer in (1, 2):
         found = [c for c in ledger.verified(ClaimKind.DEEP_LAYER_NO_FLIP_SET) if c.evidence.get("layer") == layer]
         if not found:
             raise _Rejected(f"the rule needs a certificate that hidden layer {layer} has no flip set "
                             f"(𝔉{layer} = {{∅}}), and the certificate gives none that verifies")
         ledger.use(found[0])
-    return ("two hidden layers, n0 >= 2: H0–H4 (verified: full regions, a connected set of rigid edges carrying "
-            "every label, bend flats with no cover by |I| other hyperplanes for any I) and 𝔉1 = 𝔉2 = {∅} "
-            "(verified), so by docs/mathematics.md §8, Theorem 8.2 and Corollary 8.3, the fibre of θ is its "
-            "orbit under permutations and positive scalings")
+    return (f"two hidden layers, n0 >= 2: {theorem} and 𝔉1 = 𝔉2 = {{∅}} (verified), so by docs/mathematics.md "
+            "(Theorem 8.2 and Corollary 8.3, or Theorem W) the fibre of θ is its orbit under permutations and "
+            "positive scalings")
 
 
 def _deep_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:

@@ -170,14 +170,27 @@ class TwoLayerResult:
     witness_flips: tuple | None = None
     systems: int = 0
     seconds: float = 0.0
+    pinning: object = None
+
+    @property
+    def applies_82(self) -> bool:
+        """H0–H4 of Theorem 8.2 all hold."""
+        return len(self.hypotheses) == len(HYPOTHESES) and all(h.holds for h in self.hypotheses)
+
+    @property
+    def applies_w(self) -> bool:
+        """H0, H0′, H4 and a pinning certificate of Theorem W hold (:mod:`reluid.analysis.deep.pinning`)."""
+        return self.pinning is not None and self.pinning.holds
 
     @property
     def applies(self) -> bool:
-        """H0–H4 all hold."""
-        return len(self.hypotheses) == len(HYPOTHESES) and all(h.holds for h in self.hypotheses)
+        """Theorem 8.2 or Theorem W applies."""
+        return self.applies_82 or self.applies_w
 
     def first_failure(self) -> str | None:
         """The name of the first hypothesis that fails (or is undecided), or None."""
+        if self.applies_w:
+            return None
         for h in self.hypotheses:
             if not h.holds:
                 return h.name
@@ -465,7 +478,8 @@ def _shallow_views(net: Network):
 
 def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_systems: int = 20000,
                        max_rows: int = 4000, max_width: int = 14, stop_early: bool = True,
-                       flip_timeout: float | None = None, enumerate_families: bool = True) -> TwoLayerResult:
+                       flip_timeout: float | None = None, enumerate_families: bool = True,
+                       theorem_w: bool = True) -> TwoLayerResult:
     """Decide H0–H4 of docs/mathematics.md §8 and the flip families, exactly.
 
     Parameters
@@ -485,9 +499,11 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
         Seconds for each flip-set search (default: ``timeout``).
     enumerate_families : bool
         When a flip set exists, enumerate 𝔉1 and 𝔉2 (for the orbit count).
+    theorem_w : bool
+        When Theorem 8.2 does not apply (or n1 > max_width), try Theorem W
+        (:mod:`reluid.analysis.deep.pinning`); False gives Theorem 8.2 alone (the baseline of
+        benchmarks/bench_two_layers.py).
     """
-    from reluid.analysis.shallow.flipsets import enumerate_flip_sets, find_flip_set
-
     t0 = time.monotonic()
     if not isinstance(net, Network):
         raise InvalidArgument(f"expected a Network, got {type(net).__name__}")
@@ -500,9 +516,6 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
     if n0 < 2:
         return done(Verdict.UNKNOWN, "docs/mathematics.md §8 needs input dimension n0 >= 2 (for n0 = 1 there are "
                     "no bend flats and H4 fails)", [])
-    if n1 > max_width:
-        return done(Verdict.UNKNOWN, f"beyond the budget: n1 = {n1} > {max_width} (2^{n1} layer-1 sign patterns "
-                    "and sets I left)", [])
     an = _Analysis(net, max_systems, None if timeout is None else t0 + timeout, max_rows)
     hyps: list[Hypothesis] = []
     got: dict = {}
@@ -510,13 +523,36 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
     def result(verdict, reason, **kw):
         return done(verdict, reason, hyps, systems=an.systems, **{**got, **kw})
 
+    def _families():
+        pin = got.get("pinning")
+        which = "the hypotheses of Theorem W hold" if pin is not None and pin.holds else f"H0–H4 hold ({REFERENCE})"
+        return _flip_families(net, result, got, timeout, flip_timeout, enumerate_families, which)
+
     def failed(h):
         hyps.append(h)
         return not h.holds and stop_early
 
+    def theorem_w(reason):
+        """Theorem W when Theorem 8.2 does not apply; the flip families when it does."""
+        from reluid.analysis.deep.pinning import analyse_pinning
+
+        if not theorem_w:
+            return result(Verdict.UNKNOWN, reason)
+        left = None if timeout is None else max(1.0, t0 + timeout - time.monotonic())
+        regs = got.get("regions")
+        pin = analyse_pinning(net, regions=regs, timeout=left, max_rows=max_rows,
+                              max_systems=max(0, max_systems - an.systems))
+        got.update(pinning=pin)
+        if not pin.holds:
+            return result(Verdict.UNKNOWN, f"{reason}; Theorem W: {pin.failed} fails ({pin.detail})")
+        return None
+
+    if n1 > max_width:
+        return theorem_w(f"beyond the size limit of Theorem 8.2's enumeration: n1 = {n1} > {max_width} (2^{n1} "
+                         "layer-1 sign patterns and sets I)") or _families()
     try:
         if failed(an.h0()):
-            return result(Verdict.UNKNOWN, f"the hypotheses of {REFERENCE} fail: H0: {hyps[-1].detail}")
+            return theorem_w(f"the hypotheses of {REFERENCE} fail: H0: {hyps[-1].detail}") or _families()
         regions, empty = an.regions()
         got.update(regions=tuple(regions), empty=tuple(empty))
         full, not_full = [], []
@@ -527,11 +563,11 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
         h1 = Hypothesis("H1", bool(full), f"{len(full)} of {len(regions)} nonempty layer-1 regions are full"
                         + ("" if full else "; " + "; ".join(f"{signs_text(s)}: {why}" for s, why in not_full[:3])))
         if failed(h1):
-            return result(Verdict.UNKNOWN, f"the hypotheses of {REFERENCE} fail: H1: {h1.detail}")
+            return theorem_w(f"the hypotheses of {REFERENCE} fail: H1: {h1.detail}") or _families()
         comp, E, detail = an.component(full)
         got.update(component=comp, edges=E)
         if failed(Hypothesis("H2∧H3", comp is not None, detail)):
-            return result(Verdict.UNKNOWN, f"the hypotheses of {REFERENCE} fail: H2∧H3: {detail}")
+            return theorem_w(f"the hypotheses of {REFERENCE} fail: H2∧H3: {detail}") or _families()
         flats = an.flats({s for s, _ in regions})
         got.update(flats=flats)
         h4, cover, ncand = an.h4(flats)
@@ -542,12 +578,18 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
                  f"{len(got.get('flats', ()))} bend flats found (regions tested for fullness: "
                  f"{len(got.get('full', ())) + len(got.get('not_full', ()))}); of the 2^{n1} = {2 ** n1} sign patterns and "
                  f"{2 ** n1 - 1} sets I of H4")
-        return result(Verdict.UNKNOWN, f"beyond the budget of the §8 checks: {e}; decided: "
-                      f"{', '.join(h.name for h in hyps) or 'nothing'}; {found}")
+        return theorem_w(f"beyond the budget of the §8 checks: {e}; decided: "
+                         f"{', '.join(h.name for h in hyps) or 'nothing'}; {found}") or _families()
     if not all(h.holds for h in hyps):
         bad = next(h for h in hyps if not h.holds)
-        return result(Verdict.UNKNOWN, f"the hypotheses of {REFERENCE} fail: {bad.name}: {bad.detail}")
-    # the flip families (§3 certificates on the shallow views)
+        return theorem_w(f"the hypotheses of {REFERENCE} fail: {bad.name}: {bad.detail}") or _families()
+    return _families()
+
+
+def _flip_families(net, result, got, timeout, flip_timeout, enumerate_families, reason_applies):
+    """The flip families (§3 certificates on the shallow views), once Theorem 8.2 or W applies."""
+    from reluid.analysis.shallow.flipsets import enumerate_flip_sets, find_flip_set
+
     t1, t2 = _shallow_views(net)
     ft = flip_timeout if flip_timeout is not None else timeout
     r1 = find_flip_set(t1, timeout=ft)
@@ -571,4 +613,4 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
         return result(Verdict.HIDDEN, None, witness=flipped(net, F1, F2), witness_flips=(F1, F2),
                       family1=fam1, family2=fam2)
     why = "; ".join(f"layer {l}: {r.reason}" for l, r in ((1, r1), (2, r2)) if r.outcome is Outcome.UNKNOWN)
-    return result(Verdict.UNKNOWN, f"H0–H4 hold ({REFERENCE}), but the flip-set search is undecided: {why}")
+    return result(Verdict.UNKNOWN, f"{reason_applies}, but the flip-set search is undecided: {why}")

@@ -12,7 +12,8 @@ is exact):
     every weight and bias i.i.d. N(0, 1) rounded to a multiple of 1/16.
 
 Each record: the verdict of :func:`~reluid.analysis.deep.two_layers.analyse_two_layers`, the
-first hypothesis that fails, and the exact functional dimension from the cells
+theorem that gave it (Theorem 8.2, or Theorem W when 8.2 does not apply), the first hypothesis of
+8.2 that fails and what failed in Theorem W, and the exact functional dimension from the cells
 (:func:`~reluid.analysis.deep.cells.exact_functional_dimension`, docs/mathematics.md §9).
 """
 
@@ -61,7 +62,10 @@ def record(net: Network, *, timeout: float = 60.0) -> dict:
     r = analyse_two_layers(net, timeout=timeout)
     t1 = time.perf_counter()
     fd = exact_functional_dimension(net, timeout=timeout)
+    pin = r.pinning
     return {"verdict": r.verdict.value, "first_failure": r.first_failure(), "applies": r.applies,
+            "theorem": "8.2" if r.applies_82 else "W" if r.applies_w else None,
+            "w_failure": None if pin is None or pin.holds else pin.failed,
             "flips": None if r.witness_flips is None else [sorted(F) for F in r.witness_flips],
             "dim_fun": fd.rank, "U": fd.upper_bound, "dim_fun_exact": fd.exact, "cells": fd.cells,
             "seconds_theorem": round(t1 - t0, 3), "seconds_fundim": round(time.perf_counter() - t1, 3)}

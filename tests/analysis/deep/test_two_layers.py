@@ -83,11 +83,32 @@ def test_no_theorem_for_one_input_or_two_by_two():
         assert r.verdict is Verdict.UNKNOWN and any(h.name == "H4" and h.holds is False for h in r.hypotheses)
 
 
+#: Ω(2,3,3,1), i.i.d. on the 1/16 grid: Theorem 8.2 fails, Theorem W holds in x coordinates (W.3(a) and (b))
+X_FRAME = Network.from_lists([
+    ([[F(7, 16), 0], [F(1, 8), F(-5, 16)], [F(-11, 8), F(-17, 16)]], [F(-5, 4), F(17, 16), F(17, 16)]),
+    ([[F(-7, 8), F(1, 2), F(-1, 8)], [F(9, 4), F(1, 2), F(3, 16)], [F(-23, 16), F(1, 16), F(29, 16)]],
+     [F(-15, 16), -1, F(-5, 8)]),
+    ([[F(-3, 4), F(-9, 16), F(-13, 8)]], [F(9, 16)])])
+
+
 def test_budget_gives_unknown_with_the_size_left():
+    # Theorem 8.2 runs out of strict systems; Theorem W in u coordinates (rank A = n1) needs none
     r = analyse_two_layers(CERTIFIED, max_systems=3)
-    assert r.verdict is Verdict.UNKNOWN and "beyond the budget" in r.reason and "3 strict systems" in r.reason
+    assert not r.applies_82 and r.applies_w and r.verdict is Verdict.NO_HIDDEN and r.pinning.systems == 0
+    # n1 > n0: Theorem W's x frame needs strict systems too, and the budget stops both
+    x = analyse_two_layers(X_FRAME, max_systems=3)
+    assert x.verdict is Verdict.UNKNOWN and "beyond the budget" in x.reason and "3 strict systems" in x.reason
+    assert x.pinning is not None and x.pinning.failed == "regions"     # the sign tree stopped before any region
+    from reluid.analysis.deep.pinning import analyse_pinning
+    from reluid.analysis.deep.two_layers import _Analysis
+    regions = _Analysis(X_FRAME, 20000, None, 4000).regions()[0]
+    p = analyse_pinning(X_FRAME, regions=regions, max_systems=5)
+    assert not p.holds and p.failed == "budget" and "5 strict systems" in p.detail
+    assert analyse_pinning(X_FRAME, regions=regions).holds
+    assert analyse_two_layers(X_FRAME).verdict is Verdict.NO_HIDDEN
     wide = Network.from_lists([([[1, j] for j in range(16)], [0] * 16), ([[1] * 16], [-1]), ([[1]], [0])])
-    assert "beyond the budget" in analyse_two_layers(wide).reason
+    r = analyse_two_layers(wide)
+    assert "beyond the size limit" in r.reason and r.pinning.failed == "regions"
 
 
 @pytest.mark.parametrize("arch", [(2, 2, 3, 1), (2, 3, 3, 1), (3, 3, 3, 1)])

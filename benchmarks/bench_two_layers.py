@@ -1,0 +1,83 @@
+"""Benchmark: two hidden layers at real width, Theorem W against Theorem 8.2's enumeration, in one run.
+
+    python benchmarks/bench_two_layers.py [--quick] [--big]
+
+For each float32 He-initialised network (weights N(0, 2/fan_in), biases N(0, 0.01), read exactly;
+reports/two_layers.py's ``he_network``) it measures, in this process, CPU seconds
+(``time.process_time``; the machine is shared) of
+
+* **baseline**: ``analyse_two_layers(net, theorem_w=False)``, Theorem 8.2 with its enumeration
+  of the 2^{n1} layer-1 sign patterns and the 2^{n1} − 1 sets I of H4 (it stops at n1 > 14 with
+  "beyond the size limit", shown as ``size limit``);
+* **new**: ``analyse_two_layers(net)``, which tries Theorem W when 8.2 does not apply (at n1 > 14
+  directly: no enumeration);
+* **certify** (``reluid.api.certify``, the whole pipeline with its 600 s budget) and **check**
+  (``check_certificate`` on the JSON round-tripped certificate).
+
+Targets (issue 18 §2): 64-32-32-10, 64-128-128-10 and 784-128-128-10 decided in ≤ 30, 120 and 600 s,
+each checked in at most half that.  ``--quick`` runs the small rows only; ``--big`` adds
+784-128-128-10 (minutes).  The ratio column is baseline / new where both decide.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reports"))
+
+from reluid.analysis.deep.two_layers import analyse_two_layers  # noqa: E402
+from reluid.api import certify  # noqa: E402
+from reluid.certificates.schema import from_json, to_json  # noqa: E402
+from reluid.checker.check import check_certificate  # noqa: E402
+
+SMALL = [(8, 6, 6, 2), (12, 10, 10, 2), (16, 12, 12, 2)]
+TARGETS = [((64, 32, 32, 10), 30), ((64, 128, 128, 10), 120)]
+BIG = [((784, 128, 128, 10), 600)]
+
+
+def _t(f):
+    t = time.process_time()
+    out = f()
+    return out, time.process_time() - t
+
+
+def row(arch, target=None, seed=0):
+    from two_layers import he_network
+
+    net = he_network(arch, seed)
+    base, tb = _t(lambda: analyse_two_layers(net, theorem_w=False, timeout=600))
+    new, tn = _t(lambda: analyse_two_layers(net, timeout=600))
+    cert, tc = _t(lambda: certify(net, timeout=600))
+    text = to_json(cert)
+    rep, tk = _t(lambda: check_certificate(from_json(text), net))
+    bv = "size limit" if base.reason and "size limit" in base.reason else base.verdict.value
+    ratio = f"{tb / tn:.1f}×" if base.verdict.value != "unknown" and new.verdict.value != "unknown" and tn else "—"
+    route = "8.2" if new.applies_82 else "W" if new.applies_w else "-"
+    ok = "" if target is None else ("meets" if cert.verdict.value != "unknown" and tc <= target and tk <= target / 2
+                                    else "misses")
+    print(f"| {'-'.join(map(str, arch))} | {bv} {tb:.2f} s | {new.verdict.value} ({route}) {tn:.2f} s | {ratio} | "
+          f"{cert.verdict.value} {tc:.1f} s | {'valid' if rep.valid else 'INVALID'} {tk:.1f} s | {len(text) // 1024} KiB | "
+          f"{'' if target is None else f'≤ {target} s / ≤ {target // 2} s: {ok}'} |", flush=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--big", action="store_true")
+    args = ap.parse_args(argv)
+    print("| architecture | baseline: Theorem 8.2 (enumeration) | new: 8.2, then Theorem W | ratio | certify | check | "
+          "certificate | target (decide / check) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for arch in SMALL[:2] if args.quick else SMALL:
+        row(arch)
+    if not args.quick:
+        for arch, target in TARGETS + (BIG if args.big else []):
+            row(arch, target)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

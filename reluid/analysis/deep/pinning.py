@@ -1,0 +1,596 @@
+"""Two hidden layers on partial regions: Theorem W and Lemma H4-count.
+
+Theorem W (/work/shared/docs/deep-identifiability.md §3; to be proved in docs/mathematics.md under
+that name) keeps H0 and H4 of docs/mathematics.md §8, adds H0′ (the rows (W_k, w_k) pairwise
+non-proportional, W_k ≠ 0) and replaces H1–H3 by a *pinning certificate*: an order k_1, …, k_{n2}
+of the layer-2 neurons, for each k_m a good seed region with k_m visible and directed edges
+s → s^(j), each valid for k_m with P = {k_1, …, k_{m−1}} ((e2)–(e4)), reaching a set 𝒞 of regions
+on which Lemma W.3 (a) or (b) holds.
+
+Frames
+    Everything is a statement about affine functionals of x and strict systems in them.  When
+    rank A = n1 (so n1 <= n0) the map x ↦ u = Ax + a is onto R^{n1}, every sign pattern is a
+    region, and every such statement about functions of u can be decided in u-coordinates
+    (``frame = "u"``: u_j = e_j, regions are orthants, ranks are preserved because
+    (c, c0) ↦ (cA, c·a + c0) is injective).  Otherwise the coordinates are x (``frame = "x"``)
+    and strict systems are solved by Fourier–Motzkin (:mod:`reluid.analysis.deep.strict`).
+Visibility (exact both ways)
+    K_s = {k : ∇g^s_k ≠ 0 and Z(g^s_k) meets R_s}: a rational witness or a Motzkin vector in the x
+    frame; in the u frame the rule :func:`orthant_zero` (a zero of Σ c_i u_i + w on an orthant
+    exists iff the coefficients on the free coordinates are of both signs, or some has the sign
+    opposite to w).
+H4
+    Lemma H4-count: a hyperplane P ≠ H_j meets H_j in at most one (n0−2)-flat, so it contains at
+    most one bend flat lying on H_j.  If b_j distinct bend flats are certified on H_j and, sorted,
+    b_(m) > m for every m = 1..n1, then every nonempty I holds a j with b_j > |I| and no |I|
+    non-H hyperplanes cover the flats on ∪_{j∈I} H_j.  The exhaustive cover search of §8 is the
+    fallback for small n1.
+
+Nothing here is a float; the regions of the u frame at size are chosen, not enumerated.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from reluid.analysis.deep.strict import StrictBudget, nullspace, rank, rref, solve_strict
+from reluid.model.network import Network
+
+__all__ = ["PinningResult", "analyse_pinning", "orthant_zero", "u_frame_b", "count_condition", "choose_frame", "MAX_B_WIDTH",
+           "REFERENCE"]
+
+ZERO = Fraction(0)
+ONE = Fraction(1)
+REFERENCE = ("Theorem W and Lemma H4-count (docs/mathematics.md; /work/shared/docs/deep-identifiability.md §3), "
+             "with H0 and H4 of docs/mathematics.md §8")
+#: W.3(b) enumerates the sets F ⊆ [n1] only up to this width.
+MAX_B_WIDTH = 12
+#: The exhaustive H4 cover search is used only up to this width.
+MAX_EXHAUSTIVE = 10
+#: u frame: all 2^n1 orthants up to this width, a chosen family beyond.
+MAX_ALL_ORTHANTS = 10
+
+
+class _Budget(Exception):
+    pass
+
+
+def count_condition(counts) -> bool:
+    """Lemma H4-count: for every nonempty I ⊆ [n1] some j ∈ I has b_j > |I|  ⟺  sorted, b_(m) > m for all m.
+
+    >>> count_condition([2, 3, 4]), count_condition([3, 3, 3]), count_condition([4, 4, 4]), count_condition([2, 2, 5])
+    (True, False, True, False)
+    """
+    return all(b > m for m, b in enumerate(sorted(counts), start=1))
+
+
+def orthant_zero(coeffs, w) -> bool:
+    """Is Σ c_i v_i + w = 0 for some v_i > 0 (i over the free coordinates), with some c_i ≠ 0?
+
+    The coordinates with negative sign carry coefficient 0 on a region of layer 1 (σ kills
+    them), so only positive coordinates are free here.  True iff the nonzero c_i have both
+    signs, or one has the sign opposite to w.  (Witness: all v_i = 1 but one block scaled;
+    otherwise z = ∓1 with y_i = ±c_i is a Motzkin vector.)
+
+    >>> orthant_zero([1, 2], 1), orthant_zero([1, -2], 0), orthant_zero([1, 2], -1), orthant_zero([0], -1)
+    (False, True, True, False)
+    """
+    pos = any(c > 0 for c in coeffs)
+    neg = any(c < 0 for c in coeffs)
+    return (pos and neg) or (pos and w < 0) or (neg and w > 0)
+
+
+def u_frame_b(Wk, s0, covered) -> bool:
+    """Lemma W.3(b) for every F at once, when the gradients of the u_i are independent (the u frame).
+
+    With d = x − W_k, the F-system reads d ∈ D (the kernel of (a)) and, coordinate by coordinate
+    in u, d_i[s0_i = +] − [i ∈ F](W_ki + d_i) = 0; D = {d : d_i = 0 for every i covered by a
+    region of 𝒞 that differs from s0 at i}.  A coordinate i not covered is free, and some F is
+    consistent with a nonzero d unless s0_i = + and W_ki ≠ 0 (then i ∉ F forces d_i = 0 and i ∈ F
+    is inconsistent).  Covered coordinates are consistent with i ∉ F.  So (b) holds iff every
+    uncovered i has s0_i = + and W_ki ≠ 0.
+
+    >>> u_frame_b([1, 2, 3], (1, 1, 1), {0}), u_frame_b([1, 0, 3], (1, 1, 1), {0}), u_frame_b([1, 2, 3], (1, -1, 1), {0})
+    (True, False, False)
+    """
+    return all(i in covered or (s0[i] > 0 and Wk[i] != 0) for i in range(len(s0)))
+
+
+def _norm(v):
+    """v up to a nonzero factor (None for v = 0): integers by their gcd and the sign of the lead, else / lead."""
+    lead = next((x for x in v if x != 0), None)
+    if lead is None:
+        return None
+    if all(type(x) is int for x in v):
+        g = math.gcd(*v)
+        g = g if lead > 0 else -g
+        return tuple(x // g for x in v)
+    return tuple(x / lead for x in v)
+
+
+def _integer_rows(W, w):
+    """Each row (W_k, w_k) times the positive lcm of its denominators: integer rows with the same zero sets,
+    signs and proportionalities (every statement of Theorem W about layer 2 is invariant under it)."""
+    out = []
+    for row, b in zip(W, w):
+        m = math.lcm(*(x.denominator for x in row), b.denominator)
+        out.append(tuple(int(x * m) for x in row) + (int(b * m),))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    kind: str                              # "x" or "u"
+    dim: int
+    minor: tuple[int, ...] | None = None   # u frame: columns of A with a nonsingular n1 × n1 minor
+
+
+def choose_frame(net: Network) -> Frame:
+    """The u frame when rank A = n1 (certified by a nonsingular n1 × n1 column minor), else the x frame."""
+    A = net.layers[0].weight
+    n1, n0 = len(A), len(A[0])
+    if n1 <= n0:
+        cols = _independent_columns(A)
+        if cols is not None:
+            return Frame("u", n1, cols)
+    return Frame("x", n0)
+
+
+def _independent_columns(A):
+    """n1 columns of A forming a nonsingular minor (the pivot columns of rref A), or None."""
+    n1, n0 = len(A), len(A[0])
+    try:
+        import flint
+    except ImportError:  # pragma: no cover - flint is a dependency
+        R, piv = rref([list(r) for r in A])
+        return tuple(piv) if len(piv) == n1 else None
+    M = flint.fmpq_mat(n1, n0, [flint.fmpq(x.numerator, x.denominator) for r in A for x in r])
+    R, r = M.rref()
+    if r < n1:
+        return None
+    piv, c = [], 0
+    for i in range(n1):          # rref: the pivots increase, and row i is zero before its pivot
+        while R[i, c] == 0:
+            c += 1
+        piv.append(c)
+    return tuple(piv)
+
+
+@dataclass(frozen=True, slots=True)
+class PinningResult:
+    """What :func:`analyse_pinning` established (frozen; 0-based indices)."""
+
+    holds: bool
+    failed: str | None                     # "H0", "H0′", "H4", "pinning", "budget", "regions"
+    detail: str
+    frame: Frame | None = None
+    regions: tuple = ()                    # (signs, point or None, visible {k: point|None}, invisible {k: farkas|None})
+    order: tuple = ()                      # (neuron, seed index, ((region index, j, wall point), ...), method)
+    unpinned: tuple[int, ...] = ()
+    flats: tuple = ()                      # (signs, j, k, point or None)
+    flat_counts: tuple[int, ...] = ()
+    h4_method: str | None = None
+    systems: int = 0
+    seconds: float = 0.0
+
+
+class _Region:
+    __slots__ = ("signs", "point", "g", "K", "vis", "inv", "good")
+
+
+class _W:
+    def __init__(self, net: Network, frame: Frame, deadline, max_rows):
+        self.net = net
+        self.n0, self.n1, self.n2, self.n3 = net.architecture
+        L1, L2, L3 = net.layers
+        self.A, self.a, self.W, self.w, self.V = L1.weight, L1.bias, L2.weight, L2.bias, L3.weight
+        self.frame = frame
+        d = self.d = frame.dim
+        if frame.kind == "u":
+            self.u = [tuple(ONE if t == j else ZERO for t in range(d)) + (ZERO,) for j in range(self.n1)]
+            self.piv = list(range(self.n1))
+        else:
+            self.u = [tuple(self.A[j]) + (self.a[j],) for j in range(self.n1)]
+            self.piv = [next((t for t in range(d) if self.A[j][t] != 0), 0) for j in range(self.n1)]
+        self.deadline, self.max_rows = deadline, max_rows
+        self.max_systems = None
+        self.Wint = _integer_rows(self.W, self.w) if frame.kind == "u" else None
+        self.systems = 0
+        self.regions: dict[tuple, _Region] = {}
+        self._walls: dict = {}
+        self._wallpt: dict = {}
+
+    def tick(self):
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _Budget(f"timeout after {self.systems} strict systems")
+
+    def strict(self, B, b, C, c):
+        self.systems += 1
+        if self.max_systems is not None and self.systems > self.max_systems:
+            raise _Budget(f"more than {self.max_systems} strict systems")
+        self.tick()
+        try:
+            return solve_strict(B, b, C, c, n=self.d, max_rows=self.max_rows)
+        except StrictBudget as e:
+            raise _Budget(str(e)) from None
+
+    def g(self, s):
+        d = self.d
+        out = []
+        for k in range(self.n2):
+            if self.frame.kind == "u":
+                r = self.Wint[k]
+                v = [r[i] if s[i] > 0 else 0 for i in range(self.n1)] + [r[-1]]
+            else:
+                v = [ZERO] * (d + 1)
+                for i in range(self.n1):
+                    if s[i] > 0 and self.W[k][i]:
+                        v = [x + self.W[k][i] * y for x, y in zip(v, self.u[i])]
+                v[-1] += self.w[k]
+            out.append(tuple(v))
+        return out
+
+    def rows(self, s, skip=None):
+        B = [[s[i] * x for x in self.u[i][:-1]] for i in range(self.n1) if i != skip]
+        b = [s[i] * self.u[i][-1] for i in range(self.n1) if i != skip]
+        return B, b
+
+    # ---- regions and visibility -------------------------------------------------
+    def region(self, s, point=None) -> _Region:
+        if s in self.regions:
+            return self.regions[s]
+        R = _Region()
+        R.signs, R.point, R.g = s, point, self.g(s)
+        R.K, R.vis, R.inv = set(), {}, {}
+        for k in range(self.n2):
+            gk = R.g[k]
+            if not any(gk[:-1]):
+                R.inv[k] = None                    # constant on R_s: recomputed by the checker
+                continue
+            if self.frame.kind == "u":
+                if orthant_zero(gk[:-1], gk[-1]):
+                    R.K.add(k)
+                    R.vis[k] = None
+                else:
+                    R.inv[k] = None
+                continue
+            B, b = self.rows(s)
+            kind, res = self.strict(B, b, [list(gk[:-1])], [gk[-1]])
+            if kind == "point":
+                R.K.add(k)
+                R.vis[k] = tuple(res)
+            else:
+                y, z = res
+                R.inv[k] = (tuple(y), tuple(z))
+        norms = [_norm(R.g[k]) for k in R.K]
+        R.good = len(set(norms)) == len(norms)
+        self.regions[s] = R
+        return R
+
+    # ---- walls ------------------------------------------------------------------
+    def wall(self, s, j):
+        """Reduced normal forms of g^s_k modulo u_j (the same for s and s^(j)), for every k."""
+        key = (s[:j] + (1,) + s[j + 1:], j)
+        if key not in self._walls:
+            g = self.regions[s].g if s in self.regions else self.g(s)
+            uj, p = self.u[j], self.piv[j]
+            red = []
+            for k in range(self.n2):
+                if self.frame.kind == "u":
+                    v = g[k][:j] + (0,) + g[k][j + 1:]
+                else:
+                    f = g[k][p] / uj[p]
+                    v = tuple(x - f * y for x, y in zip(g[k], uj))
+                red.append((any(v[:-1]), _norm(v)))
+            self._walls[key] = red
+        return self._walls[key]
+
+    def wall_point(self, s, j, k):
+        """A point of S = {u_j = 0 = g^s_k} on the wall of (s, j) (B4, e2), or None (u frame: True)."""
+        key = (s[:j] + (1,) + s[j + 1:], j, k)
+        if key not in self._wallpt:
+            red = self.wall(s, j)[k]
+            if not red[0]:
+                self._wallpt[key] = None
+            elif self.frame.kind == "u":
+                g = self.regions[s].g[k] if s in self.regions else self.g(s)[k]
+                coeffs = [g[i] for i in range(self.n1) if i != j]
+                self._wallpt[key] = True if orthant_zero(coeffs, g[-1]) else None
+            else:
+                g = self.regions[s].g[k] if s in self.regions else self.g(s)[k]
+                B, b = self.rows(s, skip=j)
+                kind, res = self.strict(B, b, [list(self.u[j][:-1]), list(g[:-1])], [self.u[j][-1], g[-1]])
+                self._wallpt[key] = tuple(res) if kind == "point" else None
+        return self._wallpt[key]
+
+    def valid(self, s, t, j, k, P) -> bool:
+        Rs, Rt = self.regions[s], self.regions[t]
+        if not (Rs.good and Rt.good and k in Rs.K and k in Rt.K):
+            return False
+        red = self.wall(s, j)
+        if not red[k][0]:
+            return False                                           # (e2) rank_∇
+        for k2 in (Rs.K | Rt.K) - {k}:                              # (e3), modulo u_j
+            if red[k2][1] is None or red[k2][1] == red[k][1]:
+                return False
+        n2 = self.n2
+        if not (len(Rt.K) + len(P - Rt.K) >= n2 - 1 or len(Rs.K) + len(P - Rs.K) >= n2):
+            return False                                           # (e4)
+        return self.wall_point(s, j, k) is not None                # (e2) S meets the wall
+
+    # ---- W.3 ----------------------------------------------------------------------
+    def w3a_rows(self, s0, s):
+        """The rows of Σ_i d_i([s0_i=+] − [s_i=+]) u_i = 0 for one region s (columns i)."""
+        c = [int(s0[i] > 0) - int(s[i] > 0) for i in range(self.n1)]
+        return [[c[i] * self.u[i][t] for i in range(self.n1)] for t in range(self.d + 1)], c
+
+    def w3b(self, k, s0, C) -> bool:
+        """Lemma W.3(b) for every F ⊆ [n1] (n1 <= MAX_B_WIDTH): reduced to d = N t, d in the kernel of (a)."""
+        n1, d = self.n1, self.d
+        M = []
+        for s in C:
+            M += self.w3a_rows(s0, s)[0]
+        N = nullspace([r for r in M if any(r)], n1) if any(any(r) for r in M) else \
+            [[ONE if i == r else ZERO for i in range(n1)] for r in range(n1)]
+        r = len(N)
+        A = [u[:-1] for u in self.u]
+        for mask in range(1 << n1):
+            self.tick()
+            F = [i for i in range(n1) if mask >> i & 1]
+            # Σ_i (N t)_i ([s0_i=+] − [i∈F]) A_i = Σ_F W_ki A_i  (n0 equations in t)
+            coef = [(int(s0[i] > 0) - int(i in F)) for i in range(n1)]
+            rows = [[sum((N[q][i] * coef[i] * A[i][l] for i in range(n1)), ZERO) for q in range(r)]
+                    + [sum((self.W[k][i] * A[i][l] for i in F), ZERO)] for l in range(d)]
+            R, piv = rref(rows) if rows else ([], [])
+            if r in piv:
+                continue                                           # inconsistent
+            if len(piv) < r:
+                return False                                       # a line of solutions
+            sol = [ZERO] * r
+            for row, pc in zip(R, piv):
+                sol[pc] = row[r]
+            if any(sol):
+                return False                                       # a unique solution other than (W_k, w^F_k)
+        return True
+
+    def pin(self, k, P, seeds_max=24):
+        """Find a seed and valid edges for k; return (seed, edges, method) or None."""
+        goods = [s for s, R in self.regions.items() if R.good and k in R.K]
+        for s0 in goods[:seeds_max]:
+            reached, edges, queue = [s0], [], [s0]
+            seen = {s0}
+            basis = []                                             # echelon rows of (a)
+            covered = set()
+
+            def a_holds():
+                return len(covered) == self.n1 if self.frame.kind == "u" else len(basis) == self.n1
+
+            def b_holds():      # the u frame's closed form of W.3(b) (see :func:`u_frame_b`)
+                return self.frame.kind == "u" and u_frame_b(self.W[k], s0, covered)
+
+            def add(s):
+                if self.frame.kind == "u":
+                    covered.update(i for i in range(self.n1) if s[i] != s0[i])
+                    return
+                rows, c = self.w3a_rows(s0, s)
+                if False:
+                    pass
+                else:
+                    nonlocal_basis = rref(basis + rows)[0] if rows else basis
+                    basis[:] = nonlocal_basis
+
+            while queue and not (a_holds() or b_holds()):
+                s = queue.pop(0)
+                for j in range(self.n1):
+                    t = s[:j] + (-s[j],) + s[j + 1:]
+                    if t in seen or t not in self.regions:
+                        continue
+                    self.tick()
+                    if self.valid(s, t, j, k, P):
+                        seen.add(t)
+                        reached.append(t)
+                        edges.append((s, j))
+                        queue.append(t)
+                        add(t)
+                        if a_holds() or b_holds():
+                            break
+            if a_holds():
+                return s0, tuple(edges), "a"
+            if b_holds():
+                return s0, tuple(edges), "b"
+            if self.frame.kind == "x" and self.n1 <= MAX_B_WIDTH and self.w3b(k, s0, reached):
+                return s0, tuple(edges), "b"
+        return None
+
+    # ---- H0, H0′ --------------------------------------------------------------------
+    def h0(self):
+        bad = []
+        if self.frame.kind == "x":
+            bad += [f"A_{j + 1} = 0" for j in range(self.n1) if not any(self.A[j])]
+            norms = {}
+            for j in range(self.n1):
+                nv = _norm(self.u[j])
+                if nv is not None and nv in norms:
+                    bad.append(f"(A_{norms[nv] + 1}, a_{norms[nv] + 1}) and (A_{j + 1}, a_{j + 1}) are proportional")
+                norms.setdefault(nv, j)
+        bad += [f"V_(:,{k + 1}) = 0" for k in range(self.n2) if not any(self.V[o][k] for o in range(self.n3))]
+        return bad
+
+    def h0p(self):
+        bad = [f"W_{k + 1} = 0" for k in range(self.n2) if not any(self.W[k])]
+        norms = {}
+        for k in range(self.n2):
+            nv = _norm(tuple(self.W[k]) + (self.w[k],))
+            if nv in norms:
+                bad.append(f"(W_{norms[nv] + 1}, w_{norms[nv] + 1}) and (W_{k + 1}, w_{k + 1}) are proportional")
+            norms.setdefault(nv, k)
+        return bad
+
+    # ---- H4 -----------------------------------------------------------------------------
+    def flats(self, need):
+        """Distinct bend flats per H_j from the known regions: {j: {key: (s, k, point)}}."""
+        per = {j: {} for j in range(self.n1)}
+        for s in list(self.regions):
+            for j in range(self.n1):
+                if s[j] < 0 or len(per[j]) >= need:
+                    continue
+                t = s[:j] + (-1,) + s[j + 1:]
+                if self.frame.kind == "x" and t not in self.regions:
+                    continue
+                red = self.wall(s, j)
+                for k in range(self.n2):
+                    if len(per[j]) >= need:
+                        break
+                    if self.W[k][j] == 0 or not red[k][0] or red[k][1] in per[j]:
+                        continue                                       # B1, B2, distinct
+                    if any(k2 != k and red[k2][1] is not None and red[k2][1] == red[k][1] for k2 in range(self.n2)):
+                        continue                                       # B3
+                    p = self.wall_point(s, j, k)
+                    if p is not None:                                  # B4
+                        per[j][red[k][1]] = (s, k, None if p is True else p)
+        return per
+
+
+def _all_signs(n):
+    for mask in range(1 << n):
+        yield tuple(1 if mask >> i & 1 else -1 for i in range(n))
+
+
+def _chosen_orthants(n1, seed, chains):
+    """A family of orthants for the u frame at size: chains s0 → s0^(0) → s0^(0,1) → … (n1 + 1 each)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(chains):
+        s = [rng.choice((1, -1)) for _ in range(n1)]
+        out.append(tuple(s))
+        for j in rng.sample(range(n1), n1):
+            s[j] = -s[j]
+            out.append(tuple(s))
+    return out
+
+
+def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0, max_rows: int = 4000,
+                    seed: int = 0, chains: int = 2, max_systems: int | None = None) -> PinningResult:
+    """Decide H0, H0′, H4 and search for a pinning certificate of Theorem W, exactly.
+
+    Parameters
+    ----------
+    net : Network
+        Two hidden layers, n0 >= 2.
+    regions : sequence of (signs, point), optional
+        Nonempty layer-1 regions with exact interior points (the x frame needs them; the §8
+        sign tree supplies them for small n1).  The u frame chooses its own orthants.
+    timeout : float, optional
+    max_rows, max_systems : int
+        The strict-system budget of the x frame (rows of one Fourier–Motzkin step, systems solved).
+    seed, chains : int
+        The u frame at size (n1 > 10) uses ``chains`` random chains of orthants.
+    """
+    t0 = time.monotonic()
+    n0, n1, n2, n3 = net.architecture
+    frame = choose_frame(net)
+    an = _W(net, frame, None if timeout is None else t0 + timeout, max_rows)
+    an.max_systems = max_systems
+
+    def done(holds, failed, detail, **kw):
+        return PinningResult(holds, failed, detail, frame, systems=an.systems, seconds=time.monotonic() - t0, **kw)
+
+    bad = an.h0()
+    if bad:
+        return done(False, "H0", "; ".join(bad[:3]))
+    bad = an.h0p()
+    if bad:
+        return done(False, "H0′", "; ".join(bad[:3]))
+    try:
+        if frame.kind == "u":
+            for s in (_all_signs(n1) if n1 <= MAX_ALL_ORTHANTS else _chosen_orthants(n1, seed, chains)):
+                an.region(s)
+        else:
+            if regions is None:
+                return done(False, "regions", f"the x frame (rank A < n1 = {n1}) needs layer-1 regions with exact "
+                            "witnesses, and none were found")
+            for s, p in regions:
+                an.region(tuple(s), tuple(p))
+        # H4
+        per = an.flats(n1 + 1)
+        counts = tuple(len(per[j]) for j in range(n1))
+        method = None
+        if count_condition(counts):
+            method = "count"
+        elif n1 <= MAX_EXHAUSTIVE:
+            if _exhaustive_h4(an, per):
+                method = "exhaustive"
+        flats = tuple((v[0], j, v[1], v[2]) for j in range(n1) for v in per[j].values())
+        if method is None:
+            return done(False, "H4", f"bend flats per H_j: {list(counts)}; "
+                        + ("a cover exists" if n1 <= MAX_EXHAUSTIVE else "the count condition fails"),
+                        flats=flats, flat_counts=counts)
+        # pinning
+        P: list[int] = []
+        order = []
+        left = set(range(n2))
+        while left:
+            progress = False
+            for k in sorted(left):
+                got = an.pin(k, set(P))
+                if got is not None:
+                    order.append((k,) + got)
+                    P.append(k)
+                    left.discard(k)
+                    progress = True
+            if not progress:
+                break
+    except _Budget as e:
+        return done(False, "budget", str(e))
+    if left:
+        return done(False, "pinning", f"{len(P)} of {n2} layer-2 neurons pinned", unpinned=tuple(sorted(left)),
+                    flats=flats, flat_counts=counts, h4_method=method)
+    # the regions the certificate uses
+    used = []
+    index = {}
+
+    def ix(s):
+        if s not in index:
+            index[s] = len(used)
+            used.append(s)
+        return index[s]
+
+    out_order = []
+    for k, s0, edges, m in order:
+        i0 = ix(s0)
+        es = []
+        for s, j in edges:
+            p = an.wall_point(s, j, k)
+            es.append((ix(s), j, None if p is True else p))
+            ix(s[:j] + (-s[j],) + s[j + 1:])
+        out_order.append((k, i0, tuple(es), m))
+    regs = []
+    for s in used:
+        R = an.regions[s]
+        regs.append((s, R.point, dict(R.vis), dict(R.inv)))
+    return done(True, None, f"{n2} layer-2 neurons pinned on {len(used)} regions ({frame.kind} frame); bend flats "
+                f"per H_j {list(counts)} (H4 by {method})", regions=tuple(regs), order=tuple(out_order),
+                flats=flats, flat_counts=counts, h4_method=method)
+
+
+def _exhaustive_h4(an: _W, per) -> bool:
+    """Lemma 8.6(e)'s cover search (small n1) on the flats found, in the frame's coordinates."""
+    from reluid.analysis.deep import two_layers as tl
+
+    flats = []
+    for j in range(an.n1):
+        for key, (s, k, p) in per[j].items():
+            g = an.regions[s].g[k] if s in an.regions else an.g(s)[k]
+            rows = rref([list(an.u[j]), list(g)])[0]
+            flats.append(tl.BendFlat(s, j, k, p if p is not None else (), tuple(tuple(r) for r in rows)))
+    shim = tl._Analysis.__new__(tl._Analysis)
+    shim.n0, shim.n1 = an.d, an.n1
+    try:
+        h, _, _ = shim.h4(tuple(flats))
+    except tl._Budget:
+        return False
+    return bool(h.holds)

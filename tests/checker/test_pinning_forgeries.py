@@ -1,0 +1,189 @@
+"""The checker against forged Theorem W certificates (``deep-two-layer-pinning``).
+
+The honest certificates (u frame: a (3,3,3,1) network and a He-initialised 64-32-32-10 one; x frame:
+a (2,3,3,1) network pinned by W.3(a) and (b)) are valid.  Each targeted forgery must be rejected: an
+edge dropped, a wall point or a visibility witness moved, an invisible neuron claimed visible, a
+Motzkin vector changed, the order swapped, a neuron pinned twice, the method changed from (b) to
+(a), the seed replaced, a bend flat duplicated to pass the count, the H4 method changed, a dependent
+minor, a region made bad, and the whole certificate transplanted to another network.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from fractions import Fraction as F
+
+import pytest
+
+from reluid.api import certify
+from reluid.certificates.schema import from_json, to_json
+from reluid.checker.check import check_certificate
+from reluid.checker.pinning import _orthant_zero
+from tests.analysis.deep.test_pinning import BASE, _he
+from tests.analysis.deep.test_two_layers import X_FRAME
+
+
+def _cert(n):
+    c = certify(n, timeout=60)
+    d = json.loads(to_json(c))
+    assert any(cl["kind"] == "deep-two-layer-pinning" for cl in d["claims"]), d.get("reason")
+    return d
+
+
+@pytest.fixture(scope="module")
+def certs():
+    return {"u": (BASE, _cert(BASE)), "x": (X_FRAME, _cert(X_FRAME)), "he": (_he((64, 32, 32, 10), 0), None)}
+
+
+def _ev(d):
+    return next(c for c in d["claims"] if c["kind"] == "deep-two-layer-pinning")["evidence"]
+
+
+def _valid(d, n):
+    return check_certificate(from_json(json.dumps(d)), n).valid
+
+
+def _rejected(d, n, change):
+    d = copy.deepcopy(d)
+    change(_ev(d))
+    rep = check_certificate(from_json(json.dumps(d)), n)
+    return not rep.valid
+
+
+def test_honest_certificates_are_valid(certs):
+    for key in ("u", "x"):
+        n, d = certs[key]
+        rep = check_certificate(from_json(json.dumps(d)), n)
+        assert rep.valid and "Theorem W" in rep.rule, rep.reason
+    n, _ = certs["he"]
+    d = _cert(n)
+    assert _valid(d, n) and _ev(d)["frame"] == "u" and _ev(d)["h4"]["method"] == "count"
+
+
+def test_x_frame_uses_both_methods_and_evidence_of_invisibility(certs):
+    ev = _ev(certs["x"][1])
+    assert ev["frame"] == "x" and {e["method"] for e in ev["order"]} == {"a", "b"}
+    assert any(r["invisible"] for r in ev["regions"])
+
+
+def _drop_edge(ev):
+    e = next(e for e in ev["order"] if e["edges"])
+    e["edges"].pop()
+
+
+def _drop_edges_of_a(ev):
+    e = next(e for e in ev["order"] if e["method"] == "a" and e["edges"])
+    e["edges"] = []
+
+
+def _swap_order(ev):
+    ev["order"][0], ev["order"][-1] = ev["order"][-1], ev["order"][0]
+    # a swapped order is still honest when (e4) holds for every P; forge the seeds too
+    ev["order"][0]["seed"], ev["order"][-1]["seed"] = ev["order"][-1]["seed"], ev["order"][0]["seed"]
+
+
+def _twice(ev):
+    ev["order"][1]["neuron"] = ev["order"][0]["neuron"]
+
+
+def _b_as_a(ev):
+    e = next(e for e in ev["order"] if e["method"] == "b")
+    e["method"] = "a"
+
+
+def _duplicate_flats(ev):
+    ev["h4"]["flats"] = ev["h4"]["flats"][:1] * 40
+    ev["h4"]["method"] = "count"
+
+
+def _exhaustive_to_count(ev):
+    ev["h4"]["method"] = "count" if ev["h4"]["method"] == "exhaustive" else "cover"
+
+
+def _truncate_flats(ev):
+    j = ev["h4"]["flats"][0]["neuron"]
+    ev["h4"]["flats"] = [f for f in ev["h4"]["flats"] if f["neuron"] != j][:]
+
+
+def _dependent_minor(ev):
+    ev["minor"] = [ev["minor"][0]] * len(ev["minor"])
+
+
+def _seed_elsewhere(ev):
+    for e in ev["order"]:
+        e["seed"] = (e["seed"] + 1) % len(ev["regions"])
+
+
+@pytest.mark.parametrize("change", [_drop_edge, _swap_order, _twice, _b_as_a, _duplicate_flats, _truncate_flats,
+                                    _dependent_minor, _seed_elsewhere])
+def test_u_frame_forgeries_are_rejected(certs, change):
+    n, d = certs["u"]
+    assert _rejected(d, n, change)
+
+
+def _move_visible_point(ev):
+    r = next(r for r in ev["regions"] if r["visible"])
+    r["visible"][0][1] = [str(F(x) + F(1, 3)) for x in r["visible"][0][1]]
+
+
+def _invisible_claimed_visible(ev):
+    r = next(r for r in ev["regions"] if r["invisible"])
+    k, _ = r["invisible"].pop()
+    r["visible"].append([k, r["point"]])
+
+
+def _invisible_dropped(ev):
+    r = next(r for r in ev["regions"] if r["invisible"])
+    r["invisible"].pop()
+
+
+def _motzkin_changed(ev):
+    r = next(r for r in ev["regions"] if r["invisible"])
+    r["invisible"][0][1]["z"] = str(-F(r["invisible"][0][1]["z"]) - 1)
+
+
+def _wall_point_moved(ev):
+    e = next(e for e in ev["order"] if e["edges"])
+    e["edges"][0][2] = [str(F(x) + 1) for x in e["edges"][0][2]]
+
+
+def _region_point_moved(ev):
+    ev["regions"][0]["point"] = [str(F(x) * -7 - 3) for x in ev["regions"][0]["point"]]
+
+
+def _flat_point_moved(ev):
+    ev["h4"]["flats"][0]["point"] = [str(F(x) + F(1, 5)) for x in ev["h4"]["flats"][0]["point"]]
+
+
+def _x_with_minor(ev):
+    ev["minor"] = [0, 1]
+
+
+@pytest.mark.parametrize("change", [_drop_edges_of_a, _twice, _b_as_a, _move_visible_point, _invisible_claimed_visible,
+                                    _invisible_dropped, _motzkin_changed, _wall_point_moved, _region_point_moved,
+                                    _flat_point_moved, _x_with_minor, _duplicate_flats])
+def test_x_frame_forgeries_are_rejected(certs, change):
+    n, d = certs["x"]
+    assert _rejected(d, n, change)
+
+
+def test_transplanted_certificates_are_rejected(certs):
+    for key in ("u", "x"):
+        n, d = certs[key]
+        W = [list(r) for r in n.layers[1].weight]
+        w = list(n.layers[1].bias)
+        W[0], w[0] = [-abs(x) for x in W[0]], F(-1)          # the same architecture, layer-2 neuron 1 dead
+        other = n.__class__.from_lists([(n.layers[0].weight, n.layers[0].bias), (W, w),
+                                        (n.layers[2].weight, n.layers[2].bias)])
+        cert = from_json(json.dumps(d))
+        moved = dataclasses.replace(cert, network=other, network_sha256=other.sha256())
+        rep = check_certificate(from_json(to_json(moved)), other)
+        assert not rep.valid
+        assert next(c for c in rep.claims if c.id == "two-layer-pinning").status == "failed"
+
+
+def test_the_checkers_orthant_rule():
+    assert _orthant_zero([1, -1], 5) and _orthant_zero([1, 1], -1) and _orthant_zero([-1], 1)
+    assert not _orthant_zero([1, 1], 0) and not _orthant_zero([0, 0], -1) and not _orthant_zero([-2], -1)
