@@ -69,12 +69,13 @@ import flint
 import numpy as np
 
 from reluid.analysis.progress import report as _report
+from reluid.budget import memory_left_gb
 from reluid.errors import InvalidArgument
 from reluid.model.modp import matmul_mod as _mm, pivot_columns
 from reluid.model.network import Network
 from reluid.model.rational import to_rational
 
-__all__ = ["FunDimResult", "functional_dimension", "upper_bound", "identifiability_bound", "estimate_seconds",
+__all__ = ["FunDimResult", "FunDimStop", "functional_dimension", "upper_bound", "identifiability_bound", "estimate_seconds",
            "estimate_memory_gb",
            "jacobian_rows_mod_p", "region_rows_mod_p", "exact_pattern", "sample_points", "PRIMES", "DYADIC_BITS"]
 
@@ -127,9 +128,18 @@ class FunDimResult:
     stopped_early : bool
         The rank reached U before every region of the sample was examined.
     stop_reason : str
-        ``"upper bound reached"``, ``"sample exhausted"``, ``"time budget"`` or ``"not attempted"``.
+        ``"upper bound reached"``, ``"sample exhausted"``, ``"rank stalled"`` (the last ``stall_rounds``
+        rounds, ``stall_regions`` activation regions, added nothing: the sample kept growing while the rank
+        did not, a measurement that the gap is likely real, not a proof), ``"time budget"`` or
+        ``"not attempted"`` (:attr:`stop` gives the same as structured data).
     estimate_s : float or None
         When stopped by the time budget: the estimated seconds the whole computation needs.
+    estimate_gb : float or None
+        When not attempted: the estimated peak memory (GB).
+    memory_cap_gb : float or None
+        When not attempted: the memory the estimate was compared with (:func:`reluid.budget.memory_left_gb`).
+    stall_rounds, stall_regions : int
+        Rounds (blocks of regions) and regions examined since the rank last grew.
     seed : int
     method : str
         ``"float-filter"`` or ``"exact"`` (how patterns of the sample were found; witness
@@ -157,6 +167,10 @@ class FunDimResult:
     stop_reason: str = "sample exhausted"
     estimate_s: float | None = None
     seconds: float = field(default=0.0, compare=False)
+    estimate_gb: float | None = None
+    memory_cap_gb: float | None = None
+    stall_rounds: int = 0
+    stall_regions: int = 0
 
     @property
     def certified(self) -> bool:
@@ -170,7 +184,15 @@ class FunDimResult:
     @property
     def complete(self) -> bool:
         """The computation ran to its end (U reached or the sample exhausted), not stopped by time."""
-        return self.stop_reason in ("upper bound reached", "sample exhausted")
+        return self.stop_reason in ("upper bound reached", "sample exhausted", "rank stalled")
+
+    @property
+    def stop(self) -> "FunDimStop":
+        """Why the computation stopped, as structured data (a code and its parameters)."""
+        return FunDimStop(self.stop_reason, rank=self.rank, upper_bound=self.upper_bound, seconds=self.seconds,
+                          estimate_s=self.estimate_s, estimate_gb=self.estimate_gb,
+                          memory_cap_gb=self.memory_cap_gb, stall_rounds=self.stall_rounds,
+                          stall_regions=self.stall_regions)
 
     @property
     def full_rank(self) -> bool:
@@ -182,13 +204,20 @@ class FunDimResult:
         arch = "(" + ", ".join(map(str, self.architecture)) + ")"
         if self.stop_reason == "not attempted":
             est = f"{self.estimate_s:.0f} s" if self.estimate_s is not None else "unknown time"
-            mem = estimate_memory_gb(self.architecture)
-            why = (f"about {mem:.0f} GB of memory, more than the {MAX_MEMORY_GB:.0f} GB allowed" if mem > MAX_MEMORY_GB
+            mem = self.estimate_gb if self.estimate_gb is not None else estimate_memory_gb(self.architecture)
+            cap = self.memory_cap_gb if self.memory_cap_gb is not None else MAX_MEMORY_GB
+            why = (f"about {mem:.1f} GB of memory, more than the {cap:.1f} GB left under the memory cap" if mem > cap
                    else "more than the time budget left")
             return (f"functional dimension not attempted: it needs an estimated {est} of CPU time and {why}; "
                     f"U = {self.upper_bound}; architecture {arch}, D = {self.n_params}")
         if self.certified:
             head = f"dim_fun = {self.rank} = U (certified)"
+        elif self.stop_reason == "rank stalled":
+            head = (f"dim_fun >= {self.rank} (certified lower bound), U = {self.upper_bound}, gap {self.gap}: rank "
+                    f"stalled at {self.rank} after {self.stall_rounds} rounds ({self.stall_regions} activation "
+                    "regions) that added nothing, so the gap is likely real (a measurement, not a proof; more time "
+                    "is unlikely to help); a gap is evidence of hidden symmetries at parameters arbitrarily close "
+                    "to θ (Lemma F.6), not a proof")
         elif self.complete:
             head = (f"dim_fun >= {self.rank} (certified lower bound), U = {self.upper_bound}, gap {self.gap}: "
                     "evidence of hidden symmetries at parameters arbitrarily close to θ (Lemma F.6; θ itself may "
@@ -201,6 +230,25 @@ class FunDimResult:
                 f"activation region), rank mod p = {self.prime}, {self.n_smooth}/{self.n_sampled} generic sample "
                 f"points in {self.n_regions} activation regions, {self.n_rows} region rows examined"
                 + (" (stopped at U)" if self.stopped_early else ""))
+
+
+@dataclass(frozen=True, slots=True)
+class FunDimStop:
+    """Why :func:`functional_dimension` stopped: ``code`` (a ``stop_reason``) and the numbers that go with it.
+
+    Reports word it; analyses compare codes (``"rank stalled"`` is a measurement that more time is unlikely
+    to raise the rank, ``"time budget"`` that it might).
+    """
+
+    code: str
+    rank: int
+    upper_bound: int
+    seconds: float = 0.0
+    estimate_s: float | None = None
+    estimate_gb: float | None = None
+    memory_cap_gb: float | None = None
+    stall_rounds: int = 0
+    stall_regions: int = 0
 
 
 def _arch(architecture) -> tuple[int, ...]:
@@ -860,10 +908,11 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
                   method=method)
     estimate = estimate_seconds(arch)
     memory = estimate_memory_gb(arch)
-    if time.monotonic() + estimate / 3 > deadline or memory > MAX_MEMORY_GB:
+    mem_left = memory_left_gb()
+    if time.monotonic() + estimate / 3 > deadline or memory > mem_left:
         return FunDimResult(rank=0, points=(), n_sampled=0, n_smooth=0, n_regions=0, n_rows=0, stopped_early=False,
                             stop_reason="not attempted", estimate_s=estimate, seconds=time.perf_counter() - t0,
-                            **common)
+                            estimate_gb=memory, memory_cap_gb=mem_left, **common)
 
     intnet = _IntNet(net)
     mod = _ModNet(net, p)
@@ -892,7 +941,8 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
         est = max(estimate, time.perf_counter() - t0 + run.estimate_left())
     return FunDimResult(rank=rank, points=pts, pivots=pivots, rows=rows, n_sampled=run.n_sampled,
                         n_smooth=run.n_smooth, n_regions=run.n_regions, n_rows=run.n_rows, stopped_early=stopped,
-                        stop_reason=reason, estimate_s=est, seconds=time.perf_counter() - t0, **common)
+                        stop_reason=reason, estimate_s=est, seconds=time.perf_counter() - t0,
+                        stall_rounds=run.stall_rounds, stall_regions=run.next_region - run.gain_region, **common)
 
 
 def _pair_ids(r0: int, part: np.ndarray, k: int, slots: int) -> np.ndarray:
@@ -942,6 +992,9 @@ class _Run:
         self.reason = "sample exhausted"
         self.more_left = False
         self._pi = None                        # (N, number of pivots, Π) cache
+        self.stall_rounds = 0                  # blocks processed since the rank last grew
+        self._clock0 = (time.monotonic(), time.process_time())
+        self.gain_region = 0                   # regions examined when the rank last grew
         self._rng = np.random.default_rng(0x5C4EE7)
 
     # ---- rank -------------------------------------------------------------
@@ -967,6 +1020,15 @@ class _Run:
         else:
             w = max(1, self.kernel.width)
             cost += _C_NUMPY * R * self.k * self.cols * w / 4 + _C_NUMPY * rows * w * 2
+            # projections on N without forming the rows (_proj): the pivot rows Π (recomputed when N changed)
+            # and the pairs passing the screen, each (pairs) × width × (cols + slots · Σ (n_l + 1))
+            sum_w = sum(a + 1 for a in self.arch[1:-1])
+            pairs = len(self.delta.sources) + min(R * self.k, 2 * w // max(1, min(self.n0 + 1, self.hidden[0] + 1
+                                                                                 if self.hidden else 1)) + 1)
+            cost += _C_NUMPY * pairs * w * (self.cols + (self.n0 + 1) * sum_w)
+            m = min(rows, 2 * w + self.per_region)            # rows reaching an elimination (screened, thinned)
+            r = max(1, min(m, w, self.U - self.rank))
+            cost += 2 * _C_FLINT_IN * m * w + 2 * _C_RREF * m * w * r
         return cost
 
     def estimate_left(self) -> float:
@@ -978,9 +1040,13 @@ class _Run:
 
     def _regions_wanted(self) -> int:
         need = self.U - self.rank
-        if self.kernel.N is None:
-            cap = max(1, _MAX_FLINT_ENTRIES // max(1, self.per_region * self.cols))
-            return max(1, min(cap, -(-int(need * self.FIRST_BLOCK + 8) // self.per_region)))
+        if self.kernel.N is None and self._wide_input():
+            # rows of one pair (s, o) restricted to layers 2..d depend on the slot j through A^1_s e_j only, so
+            # they have rank at most n_1 + 1: size the first block by that, not by the k (n0 + 1) rows
+            n1 = self.hidden[0] if self.hidden else self.k
+            per = self.k * min(self.n0 + 1, n1 + 1)
+            cap = max(1, _MAX_FLINT_ENTRIES // max(1, per * self.cols))
+            return max(1, min(cap, -(-int(need * self.FIRST_BLOCK + 8) // per)))
         width = max(1, self.kernel.width)
         rows = max(self.BLOCK_ROWS * width, min(1 << 17, _MAX_ENTRIES // (4 * width)), self.per_region)
         data = max(1, sum(a + 1 for a in self.arch[:-1]) * (self.n0 + 1) + self.k * sum(self.hidden))
@@ -1020,7 +1086,13 @@ class _Run:
             if kept is None:
                 return
             rest, K, A = kept
+        if self.kernel.N is None and self._wide_input():
+            used = self._first_elimination(r0, rest, A, B, K)
+            if self.kernel.N is not None and used < rest.size:            # the rest of this block is screened
+                self._process_more(r0, rest[used:], masks, B, K[used:])
+            return
         for c0 in range(0, rest.size, self._chunk()):
+            self._check_clock()
             part = rest[c0:c0 + self._chunk()]
             ids = _pair_ids(r0, part, k, slots)
             first = self.kernel.N is None
@@ -1037,6 +1109,54 @@ class _Run:
                     return
             if (self.stop and self.rank >= self.U) or self.kernel.saturated or not self.kernel.width:
                 return
+
+    def _wide_input(self) -> bool:
+        """n0 + 1 > 2 (n_1 + 1): a pair's n0 + 1 rows have rank at most n_1 + 1, so most are dependent and the
+        first elimination gathers thinned rows of many pairs (:meth:`_first_elimination`)."""
+        n1 = self.hidden[0] if self.hidden else self.k
+        return len(self.hidden) >= 2 and self.n0 + 1 > 2 * (n1 + 1)
+
+    def _first_elimination(self, r0, rest, A, B, K) -> int:
+        """The first elimination: reduced rows of the pairs ``rest`` formed chunk by chunk, each pair's rows
+        thinned to rows independent among themselves, gathered until about FIRST_BLOCK × (rank still needed)
+        rows are in hand, then eliminated at once.  Returns how many pairs of ``rest`` were used.
+
+        One elimination of many rows narrows the kernel at once; one per chunk would change N (and
+        everything computed from it) once per chunk.  Thinning keeps only rows independent within their
+        pair, so no rank is lost: a dependent row of a pair lies in the span of the pair's kept rows.
+        """
+        k, slots = self.k, self.n0 + 1
+        want = int((self.U - self.rank) * self.FIRST_BLOCK) + 8
+        limit = max(want, 1) if self.cols else 0
+        cap_rows = max(1, _MAX_FLINT_ENTRIES // max(1, self.cols))
+        Ys, idss, got, used = [], [], 0, 0
+        step = self._chunk()
+        while used < rest.size and got < min(limit, cap_rows):
+            self._check_clock()
+            part = rest[used:used + step]
+            Y = self._reduced_rows(part, A, B, K[used:used + part.size])
+            sel = self.kernel._thin(Y, slots)
+            if sel.size:
+                Ys.append(Y[sel])
+                ids = _pair_ids(r0, part, k, slots)
+                idss.append(ids[sel])
+                got += int(sel.size)
+            used += part.size
+        if not Ys:
+            return used
+        Y = np.concatenate(Ys)[:cap_rows]
+        ids = np.concatenate(idss)[:cap_rows]
+        m = Y.shape[0]
+        while m > 64 and not self._elimination_fits(m, self.cols):  # what fits: fewer rows, a smaller first rank
+            m //= 2
+        if not self._elimination_fits(m, self.cols):
+            self.reason = "time budget"
+            raise _Stop
+        Y, ids = Y[:m], ids[:m]
+        self.kernel.add(Y, ids, self.U - self.rank, group=1)
+        if self.kernel.N is not None:
+            self.kernel.quotient(self._scalings())
+        return used
 
     def _screened(self, rest, masks, B, K):
         """The pairs of ``rest`` the screen keeps, their coefficients and their regions' maps; None if none is kept."""
@@ -1057,6 +1177,7 @@ class _Run:
             return
         rest, K, A = kept
         for c0 in range(0, rest.size, self._chunk()):
+            self._check_clock()
             part = rest[c0:c0 + self._chunk()]
             ids = _pair_ids(r0, part, k, slots)
             Y = self._projected_rows(part, A, B, K[c0:c0 + part.size])
@@ -1104,8 +1225,18 @@ class _Run:
         z = (y - piv) % p
         return _rows_nonzero(z)
 
+    def _explicit(self) -> bool:
+        """Whether :meth:`_projected_rows` forms the reduced rows (all ``cols`` of them) before projecting."""
+        slots, c = self.n0 + 1, self.kernel.width
+        sum_w = sum(a + 1 for a in self.arch[1:-1])
+        return 4 * slots * self.cols + slots * self.cols * c / 4 < 2 * (self.cols * c + slots * sum_w * c)
+
     def _chunk(self) -> int:
-        w = self.cols if self.kernel.N is None else 4 * max(1, self.kernel.width)
+        """Pairs per chunk: about ``_MAX_ENTRIES`` entries of the widest array a chunk forms."""
+        if self.kernel.N is None or self._explicit():
+            w = self.cols                                   # the reduced rows themselves are formed
+        else:
+            w = 4 * max(1, self.kernel.width, max(a + 1 for a in self.arch[1:-1]) // 4)
         return max(1, _MAX_ENTRIES // max(1, (self.n0 + 1) * w))
 
     def _kap(self, K: np.ndarray):
@@ -1182,8 +1313,7 @@ class _Run:
         """The reduced rows of S times N: formed and multiplied when that is cheaper (narrow layers),
         else without forming them, proj(q) - K · Π."""
         p, slots, k, c = self.p, self.n0 + 1, self.k, self.kernel.width
-        sum_w = sum(a + 1 for a in self.arch[1:-1])
-        if 4 * slots * self.cols + slots * self.cols * c / 4 < 2 * (self.cols * c + slots * sum_w * c):
+        if self._explicit():
             return _mm(self._reduced_rows(part, A, B, K), self.kernel.N, p)
         pos, outs = part // k, part % k
         regs, Ar = A                                       # the forward maps of the regions ``regs`` only
@@ -1326,16 +1456,69 @@ class _Run:
                 self.reason = "upper bound reached"
                 raise _Stop
             R = min(self._regions_wanted(), self.n_regions - self.next_region)
-            if time.monotonic() + self._batch_cost(R) > self.deadline:
+            while R > 1 and time.monotonic() + self._predict(R) > self.deadline:
+                R //= 2                                    # a smaller block may still fit
+            if time.monotonic() + self._predict(R) > self.deadline:
                 self.reason = "time budget"
                 raise _Stop
             r0 = self.next_region
             self.next_region += R
+            before = self.rank
+            projected = self.kernel.N is not None
+            model, t = self._batch_cost(R) * self._slowdown(), time.monotonic()
             self._process(r0, r0 + R)
+            if projected and model > 0:                    # calibrate the model of the later blocks
+                self.calib = min(20.0, max(1.0, (time.monotonic() - t) / model))
             self._say()
+            if self.rank > before:
+                self.stall_rounds, self.gain_region = 0, self.next_region
+            else:
+                self.stall_rounds += 1
+                if self.stalled():
+                    self.reason = "rank stalled"
+                    raise _Stop
         if self.stop and self.rank >= self.U:
             self.reason = "upper bound reached"
             raise _Stop
+        if time.monotonic() > self.deadline:
+            self.reason = "time budget"
+            raise _Stop
+
+    #: The rank counts as stalled after this many blocks that added nothing, covering at least as many
+    #: activation regions as were examined until the rank last grew (and at least STALL_MIN_REGIONS).
+    STALL_ROUNDS = 4
+    STALL_MIN_REGIONS = 256
+
+    def stalled(self) -> bool:
+        """The sample at least doubled (in regions) over several blocks without raising the rank."""
+        if not self.stall_enabled:
+            return False
+        since = self.next_region - self.gain_region
+        return (self.stall_rounds >= self.STALL_ROUNDS and since >= max(self.STALL_MIN_REGIONS, self.gain_region))
+
+    stall_enabled = True
+
+    calib = 1.0
+
+    def _predict(self, R: int) -> float:
+        """Wall seconds the next block of R regions is expected to take (model × load × calibration)."""
+        return self._batch_cost(R) * self._slowdown() * (self.calib if self.kernel.N is not None else 1.0)
+
+    def _slowdown(self) -> float:
+        """Wall seconds per CPU second so far (at least 1): the cost model counts CPU seconds, deadlines are wall
+        time, and a loaded machine stretches one into the other."""
+        wall = time.monotonic() - self._clock0[0]
+        cpu = time.process_time() - self._clock0[1]
+        return max(1.0, wall / cpu) if cpu > 0.25 else 1.0
+
+    def _elimination_fits(self, rows: int, width: int) -> bool:
+        """Whether one flint elimination of ``rows`` × ``width`` (built, reduced twice) ends before the deadline."""
+        r = min(rows, width)
+        cost = 2 * _C_FLINT_IN * rows * width + 2 * _C_RREF * rows * width * r
+        return time.monotonic() + cost * self._slowdown() <= self.deadline
+
+    def _check_clock(self) -> None:
+        """Between chunks of a block: stop when the deadline has passed (the rank so far stays certified)."""
         if time.monotonic() > self.deadline:
             self.reason = "time budget"
             raise _Stop
