@@ -322,22 +322,39 @@ def _rank_problem(arch) -> tuple[int, int]:
 def estimate_seconds(architecture: Sequence[int]) -> float:
     """A rough estimate of the CPU seconds :func:`functional_dimension` needs to reach U.
 
-    Fitted on this project's 2-core machine (within a factor of about 1.5 from
-    32-24-24-10 to 100-64-64-10): the eliminations of S, about
-    4·10^-10 · columns · rank², plus per-region work proportional to the columns.
+    Fitted on this project's 2-core machine (CPU seconds, within a factor of
+    about 1.5 from 64-32-32-16-10 to 384-64-64-10): the eliminations of S, about
+    4·10^-10 · columns · rank², the region rows formed and projected, about
+    4·10^-9 · (n0 + 1) · columns · rank (the input width enters here: every pair
+    (s, o) has n0 + 1 rows), plus per-region work proportional to the columns.
 
     >>> 1 < estimate_seconds((64, 32, 32, 16, 10)) < 10
     True
+    >>> estimate_seconds((384, 64, 64, 10)) > 1.4 * estimate_seconds((100, 64, 64, 10))
+    True
     """
-    cols, need = _rank_problem(_arch(architecture))
-    return 4e-10 * cols * need * need + 8e-4 * cols + 0.3
+    arch = _arch(architecture)
+    cols, need = _rank_problem(arch)
+    return 4e-10 * cols * need * need + 4e-9 * (arch[0] + 1) * cols * need + 8e-4 * cols + 0.3
 
 
 def estimate_memory_gb(architecture: Sequence[int]) -> float:
-    """Peak memory (GB) of the first elimination block: its rows as int64, as flint entries and as Python ints."""
-    cols, need = _rank_problem(_arch(architecture))
-    entries = 1.15 * need * cols
-    return entries * (8 + 8 + 36) / 1e9
+    """Peak memory (GB): the first elimination block (its rows as int64, as flint entries and as Python ints),
+    the kernel basis it leaves when it is capped below the rank needed (with the temporaries of its
+    updates), the chunks of region rows formed on the way (up to about six arrays of 2^24 entries, fewer when
+    (n0 + 1) · columns · (pairs needed) is smaller), and the interpreter with numpy and flint (0.2 GB).
+
+    >>> estimate_memory_gb((384, 64, 64, 10)) > estimate_memory_gb((32, 64, 64, 10))
+    True
+    """
+    arch = _arch(architecture)
+    cols, need = _rank_problem(arch)
+    n1 = arch[1] if len(arch) > 2 else arch[-1]
+    entries = min(1.15 * need * cols, _MAX_FLINT_ENTRIES + 0.0) if need * cols else 0.0
+    formed = min(1.0, (arch[0] + 1) * cols * max(1, need // (n1 + 1)) / _MAX_ENTRIES) * 6 * 8 * _MAX_ENTRIES
+    width = max(0.0, cols - entries / max(1, cols))        # the kernel basis N left by the first block
+    kernel = 4 * 8 * cols * width if width > cols - need else 0.0   # N and the temporaries of N · N'
+    return (entries * (8 + 8 + 36) + formed + kernel) / 1e9 + 0.2
 
 
 # ---------------------------------------------------------------------------
@@ -995,6 +1012,7 @@ class _Run:
         self.stall_rounds = 0                  # blocks processed since the rank last grew
         self._clock0 = (time.monotonic(), time.process_time())
         self.gain_region = 0                   # regions examined when the rank last grew
+        self.gain_sampled = 0                  # points drawn when the rank last grew
         self._rng = np.random.default_rng(0x5C4EE7)
 
     # ---- rank -------------------------------------------------------------
@@ -1442,8 +1460,11 @@ class _Run:
                     want = self._regions_wanted()
                     cheap = (1 << 20) // max(1, self.net.n_params)
                     size = min(count - self.n_sampled, max(64, 2 * want, 2 * self.n_sampled, cheap))
+                    before = self.next_region
                     self._sample(rng, size, method)
                     self._drain()
+                    if self.next_region == before:          # a sampling round that found no new region
+                        self._round(False)
         except _Stop:
             pass
         if self.reason == "upper bound reached":
@@ -1470,13 +1491,7 @@ class _Run:
             if projected and model > 0:                    # calibrate the model of the later blocks
                 self.calib = min(20.0, max(1.0, (time.monotonic() - t) / model))
             self._say()
-            if self.rank > before:
-                self.stall_rounds, self.gain_region = 0, self.next_region
-            else:
-                self.stall_rounds += 1
-                if self.stalled():
-                    self.reason = "rank stalled"
-                    raise _Stop
+            self._round(self.rank > before)
         if self.stop and self.rank >= self.U:
             self.reason = "upper bound reached"
             raise _Stop
@@ -1484,19 +1499,29 @@ class _Run:
             self.reason = "time budget"
             raise _Stop
 
-    #: The rank counts as stalled after this many blocks that added nothing, covering at least as many
-    #: activation regions as were examined until the rank last grew (and at least STALL_MIN_REGIONS).
+    #: The rank counts as stalled after this many rounds (blocks of regions, or sampling rounds that found
+    #: no new region) that added nothing, over which the sample at least doubled (and grew by at least
+    #: STALL_MIN_POINTS points).
     STALL_ROUNDS = 4
-    STALL_MIN_REGIONS = 256
+    STALL_MIN_POINTS = 1024
+    stall_enabled = True
+
+    def _round(self, gained: bool) -> None:
+        """Bookkeeping after a round; stop as ``"rank stalled"`` when the rank has stopped growing."""
+        if gained:
+            self.stall_rounds, self.gain_region, self.gain_sampled = 0, self.next_region, self.n_sampled
+            return
+        self.stall_rounds += 1
+        if self.stalled():
+            self.reason = "rank stalled"
+            raise _Stop
 
     def stalled(self) -> bool:
-        """The sample at least doubled (in regions) over several blocks without raising the rank."""
-        if not self.stall_enabled:
+        """Several rounds added nothing while the sample at least doubled."""
+        if not self.stall_enabled or self.rank == 0 or (self.stop and self.rank >= self.U):
             return False
-        since = self.next_region - self.gain_region
-        return (self.stall_rounds >= self.STALL_ROUNDS and since >= max(self.STALL_MIN_REGIONS, self.gain_region))
-
-    stall_enabled = True
+        since = self.n_sampled - self.gain_sampled
+        return self.stall_rounds >= self.STALL_ROUNDS and since >= max(self.STALL_MIN_POINTS, self.gain_sampled)
 
     calib = 1.0
 
