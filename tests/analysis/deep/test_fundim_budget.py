@@ -120,3 +120,17 @@ def test_side_properties_get_a_share_of_the_timeout():
     from reluid.api import SIDE_PROPERTY_SHARE, _shallow_fundim
     fdr, note = _shallow_fundim(net, Budget(0.05), 0)
     assert fdr is None and f"{SIDE_PROPERTY_SHARE:.0%} of the" in note
+
+
+def test_cli_memory_gb_caps_the_functional_dimension(tmp_path, cap):
+    from reluid.cli.main import main
+
+    import reluid
+    path = tmp_path / "n.json"
+    reluid.save(gaussian_net((6, 12, 12, 3), 1), path)
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(["fundim", str(path), "--memory-gb", "0.001"], out, err)
+    assert rc == 3 and "not attempted" in out.getvalue() and "memory cap" in out.getvalue()
+    B.set_memory_cap(None)
+    out = io.StringIO()
+    assert main(["fundim", str(path)], out, err) == 0 and "= U (certified)" in out.getvalue()
