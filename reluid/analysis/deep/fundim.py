@@ -717,6 +717,9 @@ class _Kernel:
         self.ids: list[tuple[int, int, int]] = []
         #: the rank reached what was needed (U): every further row is dependent, and N is not kept current
         self.saturated = False
+        #: changes of N since a consumer started tracking them (None: nobody tracks): ("mul", Nn) for
+        #: N ← N · Nn, ("keep", columns) for N ← N[:, columns], ("reset",) for a new N
+        self.ops: list | None = None
 
     @property
     def width(self) -> int:
@@ -768,6 +771,8 @@ class _Kernel:
                         v = int(R[i, f])
                         if v:
                             Nn[c, t] = p - v
+            if self.ops is not None:
+                self.ops.append(("reset",) if self.N is None else ("mul", Nn))
             self.N = Nn if self.N is None else _mm(self.N, Nn, p)
             self.F = [self.F[f] for f in free]
         elif r >= need:
@@ -817,6 +822,8 @@ class _Kernel:
         RT, h = _nmod(np.ascontiguousarray(X.T), p).rref()  # h × width: pivots = coordinates carrying Xi
         piv = set(pivot_columns(RT, h))
         keep = [t for t in range(X.shape[0]) if t not in piv]
+        if self.ops is not None:
+            self.ops.append(("keep", keep))
         self.N = np.ascontiguousarray(self.N[:, keep])
         self.F = [self.F[t] for t in keep]
         self.known += h
@@ -1317,14 +1324,44 @@ class _Run:
         if self._pi is not None and self._pi[0] is N and self._pi[1] == len(self.delta.sources):
             return self._pi[2]
         srcs = self.delta.sources
+        slots, c = self.n0 + 1, self.kernel.width
         if not srcs:
-            pi = np.zeros((0, (self.n0 + 1) * self.kernel.width), dtype=np.int64)
+            pi = np.zeros((0, slots * c), dtype=np.int64)
             self._pi = (N, 0, pi)
+            self.kernel.ops = []
             return pi
-        A_list = {l: np.stack([self.store[r][0][l - 1] for r, _ in srcs]) for l in range(2, len(self.arch))}
-        d_list = {l: np.stack([self.store[r][1][l - 1][:, o] for r, o in srcs]) for l in range(2, len(self.arch))}
-        pi = self._proj(A_list, d_list).reshape(len(srcs), -1)
+        pi = self._pi_updated()
+        done = 0 if pi is None else self._pi[1]
+        if done < len(srcs):                                # rows of pivots added since: computed on their own
+            new = srcs[done:]
+            A_list = {l: np.stack([self.store[r][0][l - 1] for r, _ in new]) for l in range(2, len(self.arch))}
+            d_list = {l: np.stack([self.store[r][1][l - 1][:, o] for r, o in new]) for l in range(2, len(self.arch))}
+            more = self._proj(A_list, d_list).reshape(len(new), -1)
+            pi = more if pi is None else np.concatenate([pi, more])
         self._pi = (N, len(srcs), pi)
+        self.kernel.ops = []                                # track the changes of N from here on
+        return pi
+
+    def _pi_updated(self):
+        """The cached Π carried along the changes of N since it was computed (Π ← Π · Nn per product,
+        Π ← Π[:, columns] per quotient), when that is cheaper than computing it again; else None."""
+        ops = self.kernel.ops
+        if self._pi is None or ops is None or any(op[0] == "reset" for op in ops):
+            return None
+        pi = self._pi[2]
+        rho, slots = pi.shape[0], self.n0 + 1
+        sum_w = sum(a + 1 for a in self.arch[1:-1])
+        again = rho * self.kernel.width * (self.cols + slots * sum_w)
+        carry = sum(rho * slots * op[1].shape[0] * op[1].shape[1] for op in ops if op[0] == "mul")
+        if carry > again:
+            return None
+        p = self.p
+        for op in ops:
+            c_old = pi.shape[1] // slots
+            if op[0] == "mul":
+                pi = _mm(pi.reshape(rho * slots, c_old), op[1], p).reshape(rho, -1)
+            else:
+                pi = np.ascontiguousarray(pi.reshape(rho, slots, c_old)[:, :, op[1]]).reshape(rho, -1)
         return pi
 
     def _projected_rows(self, part, A, B, K) -> np.ndarray:
