@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from reluid.cli.common import add_input_options, add_memory_option, apply_memory_option, load_network, positive_float, write_text
+from reluid.cli.common import (add_input_options, add_memory_option, apply_memory_option, load_network,
+                               positive_float, write_text)
 
 NAME = "certify"
 HELP = "decide whether a network has hidden symmetries; write a certificate"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from reluid.cli.common import add_input_options, add_memory_option, apply_memory_option, load_network, positive_float, positive_int, write_text
+from reluid.cli.common import (add_input_options, add_memory_option, apply_memory_option, load_network,
+                               positive_float, positive_int, write_text)
 
 NAME = "fundim"
 HELP = "certified functional dimension (exact Jacobian rank modulo a prime)"

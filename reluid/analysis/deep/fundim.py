@@ -46,9 +46,15 @@ Speed
   probability at most 1/p, which can only lower the rank found, never raise
   it), computed by one backward pass per pair without forming the region's
   affine maps; only the regions that pass are projected and eliminated.
-* **Bounded.**  A ``deadline`` stops the computation between blocks; the rank
-  found so far is still a certified lower bound, and the result states what
-  was left and an estimate of the time it would need.
+* **Bounded.**  A ``deadline`` is checked before every chunk of a block, and a
+  block (or the first elimination) is started only when its predicted wall
+  time fits (the cost model, scaled by the run's wall/CPU ratio and by how far
+  the last block exceeded its model); work whose memory estimate exceeds what
+  the memory cap leaves (:func:`reluid.budget.memory_left_gb`) is not
+  attempted.  The rank found so far is still a certified lower bound, and the
+  result states what was left and an estimate of the time it would need.  A
+  rank that stays put over several rounds while the sample at least doubles
+  is reported as stalled (a measurement that the gap is likely real).
 
 When r = U the functional dimension is certified equal to U.  When
 r = D - N the hypotheses of Theorem A1 (local identifiability,
@@ -75,8 +81,8 @@ from reluid.model.modp import matmul_mod as _mm, pivot_columns
 from reluid.model.network import Network
 from reluid.model.rational import to_rational
 
-__all__ = ["FunDimResult", "FunDimStop", "functional_dimension", "upper_bound", "identifiability_bound", "estimate_seconds",
-           "estimate_memory_gb",
+__all__ = ["FunDimResult", "FunDimStop", "functional_dimension", "upper_bound", "identifiability_bound",
+           "estimate_seconds", "estimate_memory_gb",
            "jacobian_rows_mod_p", "region_rows_mod_p", "exact_pattern", "sample_points", "PRIMES", "DYADIC_BITS"]
 
 #: Primes below 2^26 tried in order (a prime dividing a denominator is skipped).
@@ -86,7 +92,8 @@ DYADIC_BITS = 20
 #: Most entries materialised at once (rows × columns), and most entries handed to flint at once.
 _MAX_ENTRIES = 1 << 24
 _MAX_FLINT_ENTRIES = 60_000_000
-#: Work whose first block would need more memory than this is not attempted (the result says so).
+#: Used only to word results made before the memory cap was recorded; the cap itself is
+#: :func:`reluid.budget.memory_cap_gb` (``--memory-gb``).
 MAX_MEMORY_GB = 8.0
 
 # Cost model (seconds per unit, this project's 2-core reference machine; only used to decide
@@ -139,7 +146,8 @@ class FunDimResult:
     memory_cap_gb : float or None
         When not attempted: the memory the estimate was compared with (:func:`reluid.budget.memory_left_gb`).
     stall_rounds, stall_regions : int
-        Rounds (blocks of regions) and regions examined since the rank last grew.
+        Rounds (blocks of regions, or sampling rounds that found no new region) and activation regions
+        examined since the rank last grew.
     seed : int
     method : str
         ``"float-filter"`` or ``"exact"`` (how patterns of the sample were found; witness
@@ -183,7 +191,7 @@ class FunDimResult:
 
     @property
     def complete(self) -> bool:
-        """The computation ran to its end (U reached or the sample exhausted), not stopped by time."""
+        """The computation ran to its end (U reached, the sample exhausted or the rank stalled), not stopped by time."""
         return self.stop_reason in ("upper bound reached", "sample exhausted", "rank stalled")
 
     @property
