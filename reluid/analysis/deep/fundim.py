@@ -1073,11 +1073,12 @@ class _Run:
 
     def _regions_wanted(self) -> int:
         need = self.U - self.rank
-        if self.kernel.N is None and self._wide_input():
-            # rows of one pair (s, o) restricted to layers 2..d depend on the slot j through A^1_s e_j only, so
-            # they have rank at most n_1 + 1: size the first block by that, not by the k (n0 + 1) rows
-            n1 = self.hidden[0] if self.hidden else self.k
-            per = self.k * min(self.n0 + 1, n1 + 1)
+        if self.kernel.N is None:
+            per = self.per_region
+            if self._wide_input():
+                # rows of one pair (s, o) restricted to layers 2..d depend on the slot j through A^1_s e_j only,
+                # so they have rank at most n_1 + 1: size the first block by that, not by the k (n0 + 1) rows
+                per = self.k * min(self.n0 + 1, self.hidden[0] + 1)
             cap = max(1, _MAX_FLINT_ENTRIES // max(1, per * self.cols))
             return max(1, min(cap, -(-int(need * self.FIRST_BLOCK + 8) // per)))
         width = max(1, self.kernel.width)
