@@ -108,10 +108,15 @@ def bench_figure6(depth: int, width: int, networks: int, factor: int, seed: int 
             "exact_s": t_exact / networks, "agree": agree, "exact_lower": lower, "exact_higher": higher, "full": full}
 
 
+#: The checker's work limit in these timings (above its default, which the larger certificates exceed:
+#: 384-64-64-10 needs about 3.1·10^8 steps; ``reluid check --work-limit`` raises it the same way).
+CHECK_WORK_LIMIT = 1 << 31
+
+
 def bench_mlp(arch, budget: float, float_rows: bool = True) -> dict:
     """Exact functional dimension (budget), its check, and the float SVD at 2U rows."""
     from reluid.certificates.build import fundim_claims
-    from reluid.checker.registry import Context, VERIFIERS
+    from reluid.checker.registry import Budget, Context, VERIFIERS
     import reluid.checker.check  # noqa: F401
     import reluid.checker.fundim as cf
 
@@ -124,12 +129,13 @@ def bench_mlp(arch, budget: float, float_rows: bool = True) -> dict:
     if r.points:
         claims = {str(c.kind): c for c in fundim_claims(r)}
         cf._LAST[0] = None
-        _, tc = cpu(lambda: VERIFIERS["functional-dimension"](claims["functional-dimension"].evidence, Context(net, "f")))
+        _, tc = cpu(lambda: VERIFIERS["functional-dimension"](claims["functional-dimension"].evidence,
+                                                              Context(net, "f", Budget(CHECK_WORK_LIMIT))))
         row["check_s"] = tc
         if "local-identifiability" in claims:
             cf._LAST[0] = None
             _, tl = cpu(lambda: VERIFIERS["local-identifiability"](claims["local-identifiability"].evidence,
-                                                                   Context(net, "l")))
+                                                                   Context(net, "l", Budget(CHECK_WORK_LIMIT))))
             row["check_li_s"] = tl
     k = arch[-1]
     npts = math.ceil(2 * U / k)
