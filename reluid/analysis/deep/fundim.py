@@ -75,7 +75,7 @@ import flint
 import numpy as np
 
 from reluid.analysis.progress import report as _report
-from reluid.budget import memory_left_gb
+from reluid.budget import memory_cap_gb, memory_left_gb, resident_gb
 from reluid.errors import InvalidArgument
 from reluid.model.modp import matmul_mod as _mm, pivot_columns
 from reluid.model.network import Network
@@ -95,6 +95,8 @@ _MAX_FLINT_ENTRIES = 60_000_000
 #: Used only to word results made before the memory cap was recorded; the cap itself is
 #: :func:`reluid.budget.memory_cap_gb` (``--memory-gb``).
 MAX_MEMORY_GB = 8.0
+#: A block is not started once the process holds this fraction of the memory cap (``"memory cap"``).
+MEMORY_STOP = 0.6
 
 # Cost model (seconds per unit, this project's 2-core reference machine; only used to decide
 # what fits in a time budget and to state how long unfinished work would take).
@@ -135,7 +137,8 @@ class FunDimResult:
     stopped_early : bool
         The rank reached U before every region of the sample was examined.
     stop_reason : str
-        ``"upper bound reached"``, ``"sample exhausted"``, ``"rank stalled"`` (the last ``stall_rounds``
+        ``"upper bound reached"``, ``"sample exhausted"``, ``"memory cap"`` (stopped before a block
+        with the process holding most of the memory cap), ``"rank stalled"`` (the last ``stall_rounds``
         rounds, ``stall_regions`` activation regions, added nothing: the sample kept growing while the rank
         did not, a measurement that the gap is likely real, not a proof), ``"time budget"`` or
         ``"not attempted"`` (:attr:`stop` gives the same as structured data).
@@ -226,6 +229,9 @@ class FunDimResult:
                     "regions) that added nothing, so the gap is likely real (a measurement, not a proof; more time "
                     "is unlikely to help); a gap is evidence of hidden symmetries at parameters arbitrarily close "
                     "to θ (Lemma F.6), not a proof")
+        elif self.stop_reason == "memory cap":
+            head = (f"dim_fun >= {self.rank} (certified lower bound so far), U = {self.upper_bound}: stopped "
+                    "before the next block, the process holding most of the memory cap (--memory-gb)")
         elif self.complete:
             head = (f"dim_fun >= {self.rank} (certified lower bound), U = {self.upper_bound}, gap {self.gap}: "
                     "evidence of hidden symmetries at parameters arbitrarily close to θ (Lemma F.6; θ itself may "
@@ -1527,6 +1533,9 @@ class _Run:
                 R //= 2                                    # a smaller block may still fit
             if time.monotonic() + self._predict(R) > self.deadline:
                 self.reason = "time budget"
+                raise _Stop
+            if resident_gb() > MEMORY_STOP * memory_cap_gb():  # a backstop: the estimates missed a working set
+                self.reason = "memory cap"
                 raise _Stop
             r0 = self.next_region
             self.next_region += R

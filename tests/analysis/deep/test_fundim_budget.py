@@ -134,3 +134,11 @@ def test_cli_memory_gb_caps_the_functional_dimension(tmp_path, cap):
     B.set_memory_cap(None)
     out = io.StringIO()
     assert main(["fundim", str(path)], out, err) == 0 and "= U (certified)" in out.getvalue()
+
+
+def test_no_block_starts_once_most_of_the_memory_cap_is_held(monkeypatch):
+    net = gaussian_net((6, 12, 12, 3), 1)
+    monkeypatch.setattr(fd, "resident_gb", lambda: 100.0)
+    r = functional_dimension(net)
+    assert r.stop_reason == "memory cap" and not r.complete and r.rank == 0
+    assert "memory cap" in r.describe()
