@@ -18,7 +18,9 @@ functional dimension within a budget, against the float SVD of the Jacobian at
 (functional-dimension and local-identifiability claims).
 
 Times are CPU seconds (``time.process_time``) with one BLAS thread.
-Run: ``OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_fundim.py [--networks K] [--quick]``.
+Run: ``OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_fundim.py [--networks K] [--quick]``;
+``--growth [--budget S] [--growth-max N]`` prints only the growth curve from 1 k to 118 k parameters (each
+size in a fresh process, so that its peak memory is its own), beside the float SVD where its Jacobian fits.
 """
 
 from __future__ import annotations
@@ -106,10 +108,15 @@ def bench_figure6(depth: int, width: int, networks: int, factor: int, seed: int 
             "exact_s": t_exact / networks, "agree": agree, "exact_lower": lower, "exact_higher": higher, "full": full}
 
 
+#: The checker's work limit in these timings (above its default, which the larger certificates exceed:
+#: 384-64-64-10 needs about 3.1·10^8 steps; ``reluid check --work-limit`` raises it the same way).
+CHECK_WORK_LIMIT = 1 << 31
+
+
 def bench_mlp(arch, budget: float, float_rows: bool = True) -> dict:
     """Exact functional dimension (budget), its check, and the float SVD at 2U rows."""
     from reluid.certificates.build import fundim_claims
-    from reluid.checker.registry import Context, VERIFIERS
+    from reluid.checker.registry import Budget, Context, VERIFIERS
     import reluid.checker.check  # noqa: F401
     import reluid.checker.fundim as cf
 
@@ -122,12 +129,13 @@ def bench_mlp(arch, budget: float, float_rows: bool = True) -> dict:
     if r.points:
         claims = {str(c.kind): c for c in fundim_claims(r)}
         cf._LAST[0] = None
-        _, tc = cpu(lambda: VERIFIERS["functional-dimension"](claims["functional-dimension"].evidence, Context(net, "f")))
+        _, tc = cpu(lambda: VERIFIERS["functional-dimension"](claims["functional-dimension"].evidence,
+                                                              Context(net, "f", Budget(CHECK_WORK_LIMIT))))
         row["check_s"] = tc
         if "local-identifiability" in claims:
             cf._LAST[0] = None
             _, tl = cpu(lambda: VERIFIERS["local-identifiability"](claims["local-identifiability"].evidence,
-                                                                   Context(net, "l")))
+                                                                   Context(net, "l", Budget(CHECK_WORK_LIMIT))))
             row["check_li_s"] = tl
     k = arch[-1]
     npts = math.ceil(2 * U / k)
@@ -141,6 +149,55 @@ def bench_mlp(arch, budget: float, float_rows: bool = True) -> dict:
     return row
 
 
+#: The growth curve: 1 k to 118 k parameters (float32 He-initialised MLPs, seeded).
+GROWTH = [(32, 24, 24, 10), (64, 32, 32, 16, 10), (64, 64, 64, 10), (100, 64, 64, 10), (384, 64, 64, 10),
+          (540, 90, 90, 10), (784, 128, 128, 10)]
+
+
+def growth_row(arch, budget: float, check: bool = True) -> dict:
+    """One point of the growth curve, measured in this process: exact (CPU s, peak GB), check, float SVD."""
+    import resource
+
+    row = bench_mlp(arch, budget, float_rows=check)
+    row["peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    return row
+
+
+def _growth_child(arch, budget: float) -> dict:
+    """:func:`growth_row` in a fresh interpreter, so that each peak memory is its own."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, sys; from benchmarks.bench_fundim import growth_row; "
+            f"r = growth_row({tuple(arch)!r}, {budget!r}); "
+            "print(json.dumps({k: (list(v) if isinstance(v, tuple) else v) for k, v in r.items()}))")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=budget * 4 + 600)
+    if out.returncode:
+        return {"arch": arch, "error": (out.stderr.strip().splitlines() or ["failed"])[-1]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def print_growth(budget: float, archs=GROWTH) -> None:
+    print(f"Growth curve (float32 He-initialised MLPs; CPU s, peak GB of a fresh process; budget {budget:g} s "
+          "wall each)")
+    print(f"{'architecture':<22} {'D':>7} {'U':>7} {'outcome':<20} {'rank':>7} {'exact s':>8} {'peak GB':>8} "
+          f"{'est s':>7} {'est GB':>7} {'check s':>8} {'float s':>8} {'float rank':>10}")
+    for arch in archs:
+        r = _growth_child(arch, budget)
+        if "error" in r:
+            print(f"{str(tuple(arch)):<22} error: {r['error']}", flush=True)
+            continue
+        fs = f"{r['float_s']:.1f}" if r.get("float_s") is not None else "-"
+        fr = str(r["float_rank"]) if r.get("float_rank") is not None else "too big"
+        chk = r.get("check_s")
+        print(f"{str(tuple(arch)):<22} {r['D']:>7} {r['U']:>7} {r['outcome']:<20} {r['rank']:>7} "
+              f"{r['exact_s']:>8.1f} {r['peak_gb']:>8.2f} {r['estimate_s']:>7.0f} {r['memory_gb']:>7.1f} "
+              f"{(f'{chk:.1f}' if chk is not None else '-'):>8} {fs:>8} {fr:>10}", flush=True)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--networks", type=int, default=4, help="networks per Figure 6 architecture (default 4)")
@@ -148,7 +205,13 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quick", action="store_true", help="2 networks each, without (6, 15) and without 784-128-128-10")
     p.add_argument("--budget", type=float, default=120.0, help="seconds for each real MLP (default 120)")
+    p.add_argument("--growth", action="store_true",
+                   help="only the growth curve (1 k to 118 k parameters), each size in a fresh process")
+    p.add_argument("--growth-max", type=int, default=len(GROWTH), help="the first N sizes of the growth curve")
     args = p.parse_args(argv)
+    if args.growth:
+        print_growth(args.budget, GROWTH[:args.growth_max])
+        return
     nets = 2 if args.quick else args.networks
     print("Figure 6 architectures, the paper's protocol (F × U Gaussian points), CPU s per network")
     print(f"{'architecture':<26} {'U':>5} {'points':>7} {'float s':>8} {'exact s':>8} {'speed-up':>8} "

@@ -238,8 +238,9 @@ def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 
         return decide_deep(net, timeout=float("inf") if timeout is None else timeout, seed=seed, budget=budget)
 
 
-#: Shallow networks: local identifiability is attempted when its estimated cost is at most this many
-#: seconds (and fits in the budget); the verdict there comes from the exact decision.
+#: Shallow networks: local identifiability (a side property; the verdict comes from the exact decision) gets
+#: this share of the time the decision leaves, and this many seconds when there is no time budget.
+SIDE_PROPERTY_SHARE = 0.4
 SHALLOW_LOCAL_IDENTIFIABILITY_S = 2.0
 
 
@@ -250,10 +251,13 @@ def _shallow_fundim(net: Network, budget, seed: int):
     if any(a < 1 for a in net.architecture):
         return None, None                                 # no hidden neurons: nothing to say locally
     est = estimate_seconds(net.architecture)
-    cap = min(SHALLOW_LOCAL_IDENTIFIABILITY_S, 0.5 * budget.left())
+    left = budget.left()
+    share = (f"{SIDE_PROPERTY_SHARE:.0%} of the {left:.1f} s the decision left" if left != float("inf")
+             else "the allowance when there is no time budget")
+    cap = SHALLOW_LOCAL_IDENTIFIABILITY_S if left == float("inf") else SIDE_PROPERTY_SHARE * left
     if est > cap:
         return None, (f"local identifiability not attempted: its rank computation is estimated at {est:.0f} s, more "
-                      f"than the {cap:.1f} s given to side properties of shallow networks")
+                      f"than the {cap:.1f} s given to side properties of shallow networks ({share})")
     fd = functional_dimension(net, seed=seed, deadline=time.monotonic() + cap)
     if not fd.complete:
         return fd, f"local identifiability not established within {cap:.1f} s (rank {fd.rank} of D - N so far)"

@@ -7,6 +7,16 @@ how much is left, gives up cleanly when nothing is, and says what it did and
 what it left undone; running out is never a verdict (the verdict is then
 ``unknown``).  Times are ``time.monotonic()`` seconds.
 
+Memory is capped too, once per process: :func:`memory_cap_gb` is the cap in
+GB (``reluid certify --memory-gb G``, else the environment variable
+``RELUID_MEMORY_GB``, else half of the machine's physical memory).  Every
+phase whose working set grows with the input estimates it *before* allocating
+and declines (an ``unknown`` with its reason) when the estimate exceeds
+:func:`memory_left_gb`; :func:`enforce_memory_cap` also sets the data-segment
+limit (``resource.RLIMIT_DATA``) a little above the cap, as a backstop for an
+estimate that is too low (the allocation then fails with ``MemoryError``
+instead of exhausting the machine).
+
 >>> b = Budget(None)
 >>> b.left() == float("inf") and not b.expired()
 True
@@ -23,9 +33,11 @@ are never starved by an expensive one (docs/certificates.md, Time budget).
 from __future__ import annotations
 
 import math
+import os
 import time
 
-__all__ = ["Budget", "SHARES"]
+__all__ = ["Budget", "SHARES", "memory_cap_gb", "memory_left_gb", "set_memory_cap", "enforce_memory_cap", "machine_memory_gb",
+           "resident_gb", "DEFAULT_MEMORY_FRACTION"]
 
 #: The share of what is left that each phase may use, in the order the phases run
 #: (reluid.analysis.deep.decide; reluid.api.certify for the reduced network).
@@ -42,6 +54,78 @@ SHARES = {
     "reduction": 0.25,
     "reduced network": 0.5,
 }
+
+
+#: The default cap is this fraction of the machine's physical memory.
+DEFAULT_MEMORY_FRACTION = 0.5
+_cap: float | None = None
+
+
+def machine_memory_gb() -> float:
+    """Physical memory of the machine in GB (``inf`` where the platform does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return math.inf
+
+
+def memory_cap_gb() -> float:
+    """The memory cap of this process in GB: :func:`set_memory_cap`, else ``RELUID_MEMORY_GB``, else half the RAM."""
+    if _cap is not None:
+        return _cap
+    env = os.environ.get("RELUID_MEMORY_GB")
+    if env:
+        try:
+            v = float(env)
+        except ValueError:
+            v = 0.0
+        if v > 0 and not math.isinf(v):
+            return v
+    return DEFAULT_MEMORY_FRACTION * machine_memory_gb()
+
+
+def set_memory_cap(gb: float | None) -> None:
+    """Set (``None``: reset to the default) the cap every phase's estimates are compared with."""
+    global _cap
+    if gb is not None and not (gb > 0 and not math.isinf(gb)):
+        raise ValueError(f"a memory cap must be a positive number of GB, got {gb!r}")
+    _cap = None if gb is None else float(gb)
+
+
+def resident_gb() -> float:
+    """Resident memory of this process now, in GB (0 where the platform does not say)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e9
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        return 0.0
+
+
+def memory_left_gb() -> float:
+    """The cap less what this process already holds: what a phase may still allocate."""
+    return max(0.0, memory_cap_gb() - resident_gb())
+
+
+def enforce_memory_cap(gb: float | None = None, *, margin_gb: float = 0.5) -> bool:
+    """Set the cap and limit the data segment to cap + margin (a backstop; returns whether the limit was set).
+
+    Only the command-line front end calls this (a library caller keeps its own process limits).
+    """
+    if gb is not None:
+        set_memory_cap(gb)
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return False
+    limit = int((memory_cap_gb() + margin_gb) * 1e9)
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ValueError, OSError):  # pragma: no cover - refused by the platform
+        return False
+    return True
 
 
 class Budget:

@@ -233,7 +233,23 @@ def progress_bar(enabled: bool, *, stream=None, force: bool = False) -> Tracker:
             if got is not None:
                 sink, stop = got
                 return Tracker(sink=sink, on_close=stop)
+            _say_no_rich(out)
     return Tracker()
+
+
+_NO_RICH_SAID = False
+#: Said once per process when a bar was asked for and rich is missing.
+NO_RICH = "reluid: progress needs the optional package rich (pip install rich); no progress is shown"
+
+
+def _say_no_rich(out) -> None:
+    global _NO_RICH_SAID
+    if not _NO_RICH_SAID:
+        _NO_RICH_SAID = True
+        try:
+            print(NO_RICH, file=out)
+        except (OSError, ValueError):  # pragma: no cover - a closed stream
+            pass
 
 
 class _Phase:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from reluid.cli.common import add_input_options, load_network, positive_float, write_text
+from reluid.cli.common import (add_input_options, add_memory_option, apply_memory_option, load_network,
+                               positive_float, write_text)
 
 NAME = "certify"
 HELP = "decide whether a network has hidden symmetries; write a certificate"
@@ -30,6 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check", action=argparse.BooleanOptionalAction, default=True,
                    help="re-verify the certificate with the independent checker before reporting it, so that the "
                         "report shows the checker's own status of every claim (default: on)")
+    add_memory_option(p)
     add_input_options(p)
 
 
@@ -41,6 +43,7 @@ def run(args, stdout, stderr) -> int:
     from reluid.report.junit import FailPolicy
 
     budget = Budget(args.timeout)
+    apply_memory_option(args)
     with progress_bar(args.progress, stream=stderr) as bar, bar.stage("", ["read", "certify", "check"]):
         bar.step("read")
         net = load_network(args.network, args)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from reluid.cli.common import add_input_options, load_network, positive_float, positive_int, write_text
+from reluid.cli.common import (add_input_options, add_memory_option, apply_memory_option, load_network,
+                               positive_float, positive_int, write_text)
 
 NAME = "fundim"
 HELP = "certified functional dimension (exact Jacobian rank modulo a prime)"
@@ -36,6 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--progress", action="store_true",
                    help="show one progress bar across every phase on stderr (needs rich; off when stderr is not a "
                         "terminal)")
+    add_memory_option(p)
     add_input_options(p)
 
 
@@ -46,6 +48,7 @@ def run(args, stdout, stderr) -> int:
     import time
 
     start = time.monotonic()
+    apply_memory_option(args)
     with progress_bar(args.progress, stream=stderr) as bar, bar.stage("", ["read", "functional dimension"]):
         bar.step("read")
         net = load_network(args.network, args)

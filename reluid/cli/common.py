@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["add_input_options", "load_network", "positive_float", "positive_int", "write_text"]
+__all__ = ["add_input_options", "add_memory_option", "apply_memory_option", "load_network", "positive_float",
+           "positive_int", "write_text"]
 
 
 def add_input_options(p) -> None:
@@ -16,6 +17,31 @@ def add_input_options(p) -> None:
     p.add_argument("--batchnorm", choices=["exact", "float32"], default="exact",
                    help="fold ONNX BatchNormalization exactly (default; refused when a √(σ²+ε) is irrational) "
                         "or with its scale γ/√(σ²+ε) rounded to float32 (recorded in the certificate)")
+
+
+def add_memory_option(p) -> None:
+    """``--memory-gb G``: the memory cap every phase estimates against (reluid.budget)."""
+    p.add_argument("--memory-gb", type=positive_float, default=None, metavar="G",
+                   help="memory cap in GB (default: RELUID_MEMORY_GB, else half the machine's memory); phases whose "
+                        "estimated working set exceeds what is left are not attempted (the result says so), and "
+                        "the data segment is limited a little above the cap")
+
+
+#: Set by the console script: only a process of its own gets the data-segment limit (a test calling
+#: ``main`` in-process keeps its limits).
+ENFORCE_RLIMIT = False
+
+
+def apply_memory_option(args) -> None:
+    """Set the cap of :func:`add_memory_option` for this process (and, from the console script, the
+    data-segment backstop)."""
+    from reluid.budget import enforce_memory_cap, set_memory_cap
+
+    gb = getattr(args, "memory_gb", None)
+    if ENFORCE_RLIMIT:
+        enforce_memory_cap(gb)
+    elif gb is not None:
+        set_memory_cap(gb)
 
 
 def load_network(path, args=None, stderr=None):

@@ -81,6 +81,12 @@ def main(argv=None, stdout=None, stderr=None) -> int:
     except ReluidError as e:
         print(f"reluid {args.command}: error: {_one_line(e)}", file=stderr)
         return EXIT_UNKNOWN
+    except MemoryError:  # the data-segment backstop of --memory-gb: an estimate was too low
+        from reluid.budget import memory_cap_gb
+
+        print(f"reluid {args.command}: the memory cap of {memory_cap_gb():.1f} GB was reached (--memory-gb); "
+              "no verdict", file=stderr)
+        return EXIT_UNKNOWN
     except BrokenPipeError:  # output piped into e.g. `head`
         return EXIT_OK
     except KeyboardInterrupt:
@@ -99,4 +105,7 @@ def _one_line(e: Exception) -> str:
 
 
 def entry() -> None:  # console script
+    from reluid.cli import common
+
+    common.ENFORCE_RLIMIT = True
     sys.exit(main())

@@ -46,9 +46,15 @@ Speed
   probability at most 1/p, which can only lower the rank found, never raise
   it), computed by one backward pass per pair without forming the region's
   affine maps; only the regions that pass are projected and eliminated.
-* **Bounded.**  A ``deadline`` stops the computation between blocks; the rank
-  found so far is still a certified lower bound, and the result states what
-  was left and an estimate of the time it would need.
+* **Bounded.**  A ``deadline`` is checked before every chunk of a block, and a
+  block (or the first elimination) is started only when its predicted wall
+  time fits (the cost model, scaled by the run's wall/CPU ratio and by how far
+  the last block exceeded its model); work whose memory estimate exceeds what
+  the memory cap leaves (:func:`reluid.budget.memory_left_gb`) is not
+  attempted.  The rank found so far is still a certified lower bound, and the
+  result states what was left and an estimate of the time it would need.  A
+  rank that stays put over several rounds while the sample at least doubles
+  is reported as stalled (a measurement that the gap is likely real).
 
 When r = U the functional dimension is certified equal to U.  When
 r = D - N the hypotheses of Theorem A1 (local identifiability,
@@ -69,13 +75,14 @@ import flint
 import numpy as np
 
 from reluid.analysis.progress import report as _report
+from reluid.budget import memory_cap_gb, memory_left_gb, resident_gb
 from reluid.errors import InvalidArgument
 from reluid.model.modp import matmul_mod as _mm, pivot_columns
 from reluid.model.network import Network
 from reluid.model.rational import to_rational
 
-__all__ = ["FunDimResult", "functional_dimension", "upper_bound", "identifiability_bound", "estimate_seconds",
-           "estimate_memory_gb",
+__all__ = ["FunDimResult", "FunDimStop", "functional_dimension", "upper_bound", "identifiability_bound",
+           "estimate_seconds", "estimate_memory_gb",
            "jacobian_rows_mod_p", "region_rows_mod_p", "exact_pattern", "sample_points", "PRIMES", "DYADIC_BITS"]
 
 #: Primes below 2^26 tried in order (a prime dividing a denominator is skipped).
@@ -85,8 +92,11 @@ DYADIC_BITS = 20
 #: Most entries materialised at once (rows × columns), and most entries handed to flint at once.
 _MAX_ENTRIES = 1 << 24
 _MAX_FLINT_ENTRIES = 60_000_000
-#: Work whose first block would need more memory than this is not attempted (the result says so).
+#: Used only to word results made before the memory cap was recorded; the cap itself is
+#: :func:`reluid.budget.memory_cap_gb` (``--memory-gb``).
 MAX_MEMORY_GB = 8.0
+#: A block is not started once the process holds this fraction of the memory cap (``"memory cap"``).
+MEMORY_STOP = 0.6
 
 # Cost model (seconds per unit, this project's 2-core reference machine; only used to decide
 # what fits in a time budget and to state how long unfinished work would take).
@@ -127,9 +137,20 @@ class FunDimResult:
     stopped_early : bool
         The rank reached U before every region of the sample was examined.
     stop_reason : str
-        ``"upper bound reached"``, ``"sample exhausted"``, ``"time budget"`` or ``"not attempted"``.
+        ``"upper bound reached"``, ``"sample exhausted"``, ``"memory cap"`` (stopped before a block
+        with the process holding most of the memory cap), ``"rank stalled"`` (the last ``stall_rounds``
+        rounds, ``stall_regions`` activation regions, added nothing: the sample kept growing while the rank
+        did not, a measurement that the gap is likely real, not a proof), ``"time budget"`` or
+        ``"not attempted"`` (:attr:`stop` gives the same as structured data).
     estimate_s : float or None
         When stopped by the time budget: the estimated seconds the whole computation needs.
+    estimate_gb : float or None
+        When not attempted: the estimated peak memory (GB).
+    memory_cap_gb : float or None
+        When not attempted: the memory the estimate was compared with (:func:`reluid.budget.memory_left_gb`).
+    stall_rounds, stall_regions : int
+        Rounds (blocks of regions, or sampling rounds that found no new region) and activation regions
+        examined since the rank last grew.
     seed : int
     method : str
         ``"float-filter"`` or ``"exact"`` (how patterns of the sample were found; witness
@@ -157,6 +178,10 @@ class FunDimResult:
     stop_reason: str = "sample exhausted"
     estimate_s: float | None = None
     seconds: float = field(default=0.0, compare=False)
+    estimate_gb: float | None = None
+    memory_cap_gb: float | None = None
+    stall_rounds: int = 0
+    stall_regions: int = 0
 
     @property
     def certified(self) -> bool:
@@ -169,8 +194,16 @@ class FunDimResult:
 
     @property
     def complete(self) -> bool:
-        """The computation ran to its end (U reached or the sample exhausted), not stopped by time."""
-        return self.stop_reason in ("upper bound reached", "sample exhausted")
+        """The computation ran to its end (U reached, the sample exhausted or the rank stalled), not stopped by time."""
+        return self.stop_reason in ("upper bound reached", "sample exhausted", "rank stalled")
+
+    @property
+    def stop(self) -> "FunDimStop":
+        """Why the computation stopped, as structured data (a code and its parameters)."""
+        return FunDimStop(self.stop_reason, rank=self.rank, upper_bound=self.upper_bound, seconds=self.seconds,
+                          estimate_s=self.estimate_s, estimate_gb=self.estimate_gb,
+                          memory_cap_gb=self.memory_cap_gb, stall_rounds=self.stall_rounds,
+                          stall_regions=self.stall_regions)
 
     @property
     def full_rank(self) -> bool:
@@ -182,13 +215,23 @@ class FunDimResult:
         arch = "(" + ", ".join(map(str, self.architecture)) + ")"
         if self.stop_reason == "not attempted":
             est = f"{self.estimate_s:.0f} s" if self.estimate_s is not None else "unknown time"
-            mem = estimate_memory_gb(self.architecture)
-            why = (f"about {mem:.0f} GB of memory, more than the {MAX_MEMORY_GB:.0f} GB allowed" if mem > MAX_MEMORY_GB
+            mem = self.estimate_gb if self.estimate_gb is not None else estimate_memory_gb(self.architecture)
+            cap = self.memory_cap_gb if self.memory_cap_gb is not None else MAX_MEMORY_GB
+            why = (f"about {mem:.1f} GB of memory, more than the {cap:.1f} GB left under the memory cap" if mem > cap
                    else "more than the time budget left")
             return (f"functional dimension not attempted: it needs an estimated {est} of CPU time and {why}; "
                     f"U = {self.upper_bound}; architecture {arch}, D = {self.n_params}")
         if self.certified:
             head = f"dim_fun = {self.rank} = U (certified)"
+        elif self.stop_reason == "rank stalled":
+            head = (f"dim_fun >= {self.rank} (certified lower bound), U = {self.upper_bound}, gap {self.gap}: rank "
+                    f"stalled at {self.rank} after {self.stall_rounds} rounds ({self.stall_regions} activation "
+                    "regions) that added nothing, so the gap is likely real (a measurement, not a proof; more time "
+                    "is unlikely to help); a gap is evidence of hidden symmetries at parameters arbitrarily close "
+                    "to θ (Lemma F.6), not a proof")
+        elif self.stop_reason == "memory cap":
+            head = (f"dim_fun >= {self.rank} (certified lower bound so far), U = {self.upper_bound}: stopped "
+                    "before the next block, the process holding most of the memory cap (--memory-gb)")
         elif self.complete:
             head = (f"dim_fun >= {self.rank} (certified lower bound), U = {self.upper_bound}, gap {self.gap}: "
                     "evidence of hidden symmetries at parameters arbitrarily close to θ (Lemma F.6; θ itself may "
@@ -201,6 +244,25 @@ class FunDimResult:
                 f"activation region), rank mod p = {self.prime}, {self.n_smooth}/{self.n_sampled} generic sample "
                 f"points in {self.n_regions} activation regions, {self.n_rows} region rows examined"
                 + (" (stopped at U)" if self.stopped_early else ""))
+
+
+@dataclass(frozen=True, slots=True)
+class FunDimStop:
+    """Why :func:`functional_dimension` stopped: ``code`` (a ``stop_reason``) and the numbers that go with it.
+
+    Reports word it; analyses compare codes (``"rank stalled"`` is a measurement that more time is unlikely
+    to raise the rank, ``"time budget"`` that it might).
+    """
+
+    code: str
+    rank: int
+    upper_bound: int
+    seconds: float = 0.0
+    estimate_s: float | None = None
+    estimate_gb: float | None = None
+    memory_cap_gb: float | None = None
+    stall_rounds: int = 0
+    stall_regions: int = 0
 
 
 def _arch(architecture) -> tuple[int, ...]:
@@ -274,22 +336,39 @@ def _rank_problem(arch) -> tuple[int, int]:
 def estimate_seconds(architecture: Sequence[int]) -> float:
     """A rough estimate of the CPU seconds :func:`functional_dimension` needs to reach U.
 
-    Fitted on this project's 2-core machine (within a factor of about 1.5 from
-    32-24-24-10 to 100-64-64-10): the eliminations of S, about
-    4·10^-10 · columns · rank², plus per-region work proportional to the columns.
+    Fitted on this project's 2-core machine (CPU seconds, within a factor of
+    about 1.5 from 64-32-32-16-10 to 384-64-64-10): the eliminations of S, about
+    4·10^-10 · columns · rank², the region rows formed and projected, about
+    4·10^-9 · (n0 + 1) · columns · rank (the input width enters here: every pair
+    (s, o) has n0 + 1 rows), plus per-region work proportional to the columns.
 
     >>> 1 < estimate_seconds((64, 32, 32, 16, 10)) < 10
     True
+    >>> estimate_seconds((384, 64, 64, 10)) > 1.4 * estimate_seconds((100, 64, 64, 10))
+    True
     """
-    cols, need = _rank_problem(_arch(architecture))
-    return 4e-10 * cols * need * need + 8e-4 * cols + 0.3
+    arch = _arch(architecture)
+    cols, need = _rank_problem(arch)
+    return 4e-10 * cols * need * need + 4e-9 * (arch[0] + 1) * cols * need + 8e-4 * cols + 0.3
 
 
 def estimate_memory_gb(architecture: Sequence[int]) -> float:
-    """Peak memory (GB) of the first elimination block: its rows as int64, as flint entries and as Python ints."""
-    cols, need = _rank_problem(_arch(architecture))
-    entries = 1.15 * need * cols
-    return entries * (8 + 8 + 36) / 1e9
+    """Peak memory (GB): the first elimination block (its rows as int64, as flint entries and as Python ints),
+    the kernel basis it leaves when it is capped below the rank needed (with the temporaries of its
+    updates), the chunks of region rows formed on the way (up to about six arrays of 2^24 entries, fewer when
+    (n0 + 1) · columns · (pairs needed) is smaller), and the interpreter with numpy and flint (0.2 GB).
+
+    >>> estimate_memory_gb((384, 64, 64, 10)) > estimate_memory_gb((32, 64, 64, 10))
+    True
+    """
+    arch = _arch(architecture)
+    cols, need = _rank_problem(arch)
+    n1 = arch[1] if len(arch) > 2 else arch[-1]
+    entries = min(1.15 * need * cols, _MAX_FLINT_ENTRIES + 0.0) if need * cols else 0.0
+    formed = min(1.0, (arch[0] + 1) * cols * max(1, need // (n1 + 1)) / _MAX_ENTRIES) * 6 * 8 * _MAX_ENTRIES
+    width = max(0.0, cols - entries / max(1, cols))        # the kernel basis N left by the first block
+    kernel = 4 * 8 * cols * width if width > cols - need else 0.0   # N and the temporaries of N · N'
+    return (entries * (8 + 8 + 36) + formed + kernel) / 1e9 + 0.2
 
 
 # ---------------------------------------------------------------------------
@@ -652,6 +731,9 @@ class _Kernel:
         self.ids: list[tuple[int, int, int]] = []
         #: the rank reached what was needed (U): every further row is dependent, and N is not kept current
         self.saturated = False
+        #: changes of N since a consumer started tracking them (None: nobody tracks): ("mul", Nn) for
+        #: N ← N · Nn, ("keep", columns) for N ← N[:, columns], ("reset",) for a new N
+        self.ops: list | None = None
 
     @property
     def width(self) -> int:
@@ -703,6 +785,8 @@ class _Kernel:
                         v = int(R[i, f])
                         if v:
                             Nn[c, t] = p - v
+            if self.ops is not None:
+                self.ops.append(("reset",) if self.N is None else ("mul", Nn))
             self.N = Nn if self.N is None else _mm(self.N, Nn, p)
             self.F = [self.F[f] for f in free]
         elif r >= need:
@@ -752,6 +836,8 @@ class _Kernel:
         RT, h = _nmod(np.ascontiguousarray(X.T), p).rref()  # h × width: pivots = coordinates carrying Xi
         piv = set(pivot_columns(RT, h))
         keep = [t for t in range(X.shape[0]) if t not in piv]
+        if self.ops is not None:
+            self.ops.append(("keep", keep))
         self.N = np.ascontiguousarray(self.N[:, keep])
         self.F = [self.F[t] for t in keep]
         self.known += h
@@ -860,10 +946,11 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
                   method=method)
     estimate = estimate_seconds(arch)
     memory = estimate_memory_gb(arch)
-    if time.monotonic() + estimate / 3 > deadline or memory > MAX_MEMORY_GB:
+    mem_left = memory_left_gb()
+    if time.monotonic() + estimate / 3 > deadline or memory > mem_left:
         return FunDimResult(rank=0, points=(), n_sampled=0, n_smooth=0, n_regions=0, n_rows=0, stopped_early=False,
                             stop_reason="not attempted", estimate_s=estimate, seconds=time.perf_counter() - t0,
-                            **common)
+                            estimate_gb=memory, memory_cap_gb=mem_left, **common)
 
     intnet = _IntNet(net)
     mod = _ModNet(net, p)
@@ -892,7 +979,8 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
         est = max(estimate, time.perf_counter() - t0 + run.estimate_left())
     return FunDimResult(rank=rank, points=pts, pivots=pivots, rows=rows, n_sampled=run.n_sampled,
                         n_smooth=run.n_smooth, n_regions=run.n_regions, n_rows=run.n_rows, stopped_early=stopped,
-                        stop_reason=reason, estimate_s=est, seconds=time.perf_counter() - t0, **common)
+                        stop_reason=reason, estimate_s=est, seconds=time.perf_counter() - t0,
+                        stall_rounds=run.stall_rounds, stall_regions=run.next_region - run.gain_region, **common)
 
 
 def _pair_ids(r0: int, part: np.ndarray, k: int, slots: int) -> np.ndarray:
@@ -942,6 +1030,10 @@ class _Run:
         self.reason = "sample exhausted"
         self.more_left = False
         self._pi = None                        # (N, number of pivots, Π) cache
+        self.stall_rounds = 0                  # blocks processed since the rank last grew
+        self._clock0 = (time.monotonic(), time.process_time())
+        self.gain_region = 0                   # regions examined when the rank last grew
+        self.gain_sampled = 0                  # points drawn when the rank last grew
         self._rng = np.random.default_rng(0x5C4EE7)
 
     # ---- rank -------------------------------------------------------------
@@ -967,6 +1059,15 @@ class _Run:
         else:
             w = max(1, self.kernel.width)
             cost += _C_NUMPY * R * self.k * self.cols * w / 4 + _C_NUMPY * rows * w * 2
+            # projections on N without forming the rows (_proj): the pivot rows Π (recomputed when N changed)
+            # and the pairs passing the screen, each (pairs) × width × (cols + slots · Σ (n_l + 1))
+            sum_w = sum(a + 1 for a in self.arch[1:-1])
+            pairs = len(self.delta.sources) + min(R * self.k, 2 * w // max(1, min(self.n0 + 1, self.hidden[0] + 1
+                                                                                 if self.hidden else 1)) + 1)
+            cost += _C_NUMPY * pairs * w * (self.cols + (self.n0 + 1) * sum_w)
+            m = min(rows, 2 * w + self.per_region)            # rows reaching an elimination (screened, thinned)
+            r = max(1, min(m, w, self.U - self.rank))
+            cost += 2 * _C_FLINT_IN * m * w + 2 * _C_RREF * m * w * r
         return cost
 
     def estimate_left(self) -> float:
@@ -979,8 +1080,13 @@ class _Run:
     def _regions_wanted(self) -> int:
         need = self.U - self.rank
         if self.kernel.N is None:
-            cap = max(1, _MAX_FLINT_ENTRIES // max(1, self.per_region * self.cols))
-            return max(1, min(cap, -(-int(need * self.FIRST_BLOCK + 8) // self.per_region)))
+            per = self.per_region
+            if self._wide_input():
+                # rows of one pair (s, o) restricted to layers 2..d depend on the slot j through A^1_s e_j only,
+                # so they have rank at most n_1 + 1: size the first block by that, not by the k (n0 + 1) rows
+                per = self.k * min(self.n0 + 1, self.hidden[0] + 1)
+            cap = max(1, _MAX_FLINT_ENTRIES // max(1, per * self.cols))
+            return max(1, min(cap, -(-int(need * self.FIRST_BLOCK + 8) // per)))
         width = max(1, self.kernel.width)
         rows = max(self.BLOCK_ROWS * width, min(1 << 17, _MAX_ENTRIES // (4 * width)), self.per_region)
         data = max(1, sum(a + 1 for a in self.arch[:-1]) * (self.n0 + 1) + self.k * sum(self.hidden))
@@ -1020,7 +1126,13 @@ class _Run:
             if kept is None:
                 return
             rest, K, A = kept
+        if self.kernel.N is None and self._wide_input():
+            used = self._first_elimination(r0, rest, A, B, K)
+            if self.kernel.N is not None and used < rest.size:            # the rest of this block is screened
+                self._process_more(r0, rest[used:], masks, B, K[used:])
+            return
         for c0 in range(0, rest.size, self._chunk()):
+            self._check_clock()
             part = rest[c0:c0 + self._chunk()]
             ids = _pair_ids(r0, part, k, slots)
             first = self.kernel.N is None
@@ -1037,6 +1149,54 @@ class _Run:
                     return
             if (self.stop and self.rank >= self.U) or self.kernel.saturated or not self.kernel.width:
                 return
+
+    def _wide_input(self) -> bool:
+        """n0 + 1 > 2 (n_1 + 1): a pair's n0 + 1 rows have rank at most n_1 + 1, so most are dependent and the
+        first elimination gathers thinned rows of many pairs (:meth:`_first_elimination`)."""
+        n1 = self.hidden[0] if self.hidden else self.k
+        return len(self.hidden) >= 2 and self.n0 + 1 > 2 * (n1 + 1)
+
+    def _first_elimination(self, r0, rest, A, B, K) -> int:
+        """The first elimination: reduced rows of the pairs ``rest`` formed chunk by chunk, each pair's rows
+        thinned to rows independent among themselves, gathered until about FIRST_BLOCK × (rank still needed)
+        rows are in hand, then eliminated at once.  Returns how many pairs of ``rest`` were used.
+
+        One elimination of many rows narrows the kernel at once; one per chunk would change N (and
+        everything computed from it) once per chunk.  Thinning keeps only rows independent within their
+        pair, so no rank is lost: a dependent row of a pair lies in the span of the pair's kept rows.
+        """
+        k, slots = self.k, self.n0 + 1
+        want = int((self.U - self.rank) * self.FIRST_BLOCK) + 8
+        limit = max(want, 1) if self.cols else 0
+        cap_rows = max(1, _MAX_FLINT_ENTRIES // max(1, self.cols))
+        Ys, idss, got, used = [], [], 0, 0
+        step = self._chunk()
+        while used < rest.size and got < min(limit, cap_rows):
+            self._check_clock()
+            part = rest[used:used + step]
+            Y = self._reduced_rows(part, A, B, K[used:used + part.size])
+            sel = self.kernel._thin(Y, slots)
+            if sel.size:
+                Ys.append(Y[sel])
+                ids = _pair_ids(r0, part, k, slots)
+                idss.append(ids[sel])
+                got += int(sel.size)
+            used += part.size
+        if not Ys:
+            return used
+        Y = np.concatenate(Ys)[:cap_rows]
+        ids = np.concatenate(idss)[:cap_rows]
+        m = Y.shape[0]
+        while m > 64 and not self._elimination_fits(m, self.cols):  # what fits: fewer rows, a smaller first rank
+            m //= 2
+        if not self._elimination_fits(m, self.cols):
+            self.reason = "time budget"
+            raise _Stop
+        Y, ids = Y[:m], ids[:m]
+        self.kernel.add(Y, ids, self.U - self.rank, group=1)
+        if self.kernel.N is not None:
+            self.kernel.quotient(self._scalings())
+        return used
 
     def _screened(self, rest, masks, B, K):
         """The pairs of ``rest`` the screen keeps, their coefficients and their regions' maps; None if none is kept."""
@@ -1057,6 +1217,7 @@ class _Run:
             return
         rest, K, A = kept
         for c0 in range(0, rest.size, self._chunk()):
+            self._check_clock()
             part = rest[c0:c0 + self._chunk()]
             ids = _pair_ids(r0, part, k, slots)
             Y = self._projected_rows(part, A, B, K[c0:c0 + part.size])
@@ -1104,8 +1265,18 @@ class _Run:
         z = (y - piv) % p
         return _rows_nonzero(z)
 
+    def _explicit(self) -> bool:
+        """Whether :meth:`_projected_rows` forms the reduced rows (all ``cols`` of them) before projecting."""
+        slots, c = self.n0 + 1, self.kernel.width
+        sum_w = sum(a + 1 for a in self.arch[1:-1])
+        return 4 * slots * self.cols + slots * self.cols * c / 4 < 2 * (self.cols * c + slots * sum_w * c)
+
     def _chunk(self) -> int:
-        w = self.cols if self.kernel.N is None else 4 * max(1, self.kernel.width)
+        """Pairs per chunk: about ``_MAX_ENTRIES`` entries of the widest array a chunk forms."""
+        if self.kernel.N is None or self._explicit():
+            w = self.cols                                   # the reduced rows themselves are formed
+        else:
+            w = 4 * max(1, self.kernel.width, max(a + 1 for a in self.arch[1:-1]) // 4)
         return max(1, _MAX_ENTRIES // max(1, (self.n0 + 1) * w))
 
     def _kap(self, K: np.ndarray):
@@ -1168,22 +1339,51 @@ class _Run:
         if self._pi is not None and self._pi[0] is N and self._pi[1] == len(self.delta.sources):
             return self._pi[2]
         srcs = self.delta.sources
+        slots, c = self.n0 + 1, self.kernel.width
         if not srcs:
-            pi = np.zeros((0, (self.n0 + 1) * self.kernel.width), dtype=np.int64)
+            pi = np.zeros((0, slots * c), dtype=np.int64)
             self._pi = (N, 0, pi)
+            self.kernel.ops = []
             return pi
-        A_list = {l: np.stack([self.store[r][0][l - 1] for r, _ in srcs]) for l in range(2, len(self.arch))}
-        d_list = {l: np.stack([self.store[r][1][l - 1][:, o] for r, o in srcs]) for l in range(2, len(self.arch))}
-        pi = self._proj(A_list, d_list).reshape(len(srcs), -1)
+        pi = self._pi_updated()
+        done = 0 if pi is None else self._pi[1]
+        if done < len(srcs):                                # rows of pivots added since: computed on their own
+            new = srcs[done:]
+            A_list = {l: np.stack([self.store[r][0][l - 1] for r, _ in new]) for l in range(2, len(self.arch))}
+            d_list = {l: np.stack([self.store[r][1][l - 1][:, o] for r, o in new]) for l in range(2, len(self.arch))}
+            more = self._proj(A_list, d_list).reshape(len(new), -1)
+            pi = more if pi is None else np.concatenate([pi, more])
         self._pi = (N, len(srcs), pi)
+        self.kernel.ops = []                                # track the changes of N from here on
+        return pi
+
+    def _pi_updated(self):
+        """The cached Π carried along the changes of N since it was computed (Π ← Π · Nn per product,
+        Π ← Π[:, columns] per quotient), when that is cheaper than computing it again; else None."""
+        ops = self.kernel.ops
+        if self._pi is None or ops is None or any(op[0] == "reset" for op in ops):
+            return None
+        pi = self._pi[2]
+        rho, slots = pi.shape[0], self.n0 + 1
+        sum_w = sum(a + 1 for a in self.arch[1:-1])
+        again = rho * self.kernel.width * (self.cols + slots * sum_w)
+        carry = sum(rho * slots * op[1].shape[0] * op[1].shape[1] for op in ops if op[0] == "mul")
+        if carry > again:
+            return None
+        p = self.p
+        for op in ops:
+            c_old = pi.shape[1] // slots
+            if op[0] == "mul":
+                pi = _mm(pi.reshape(rho * slots, c_old), op[1], p).reshape(rho, -1)
+            else:
+                pi = np.ascontiguousarray(pi.reshape(rho, slots, c_old)[:, :, op[1]]).reshape(rho, -1)
         return pi
 
     def _projected_rows(self, part, A, B, K) -> np.ndarray:
         """The reduced rows of S times N: formed and multiplied when that is cheaper (narrow layers),
         else without forming them, proj(q) - K · Π."""
         p, slots, k, c = self.p, self.n0 + 1, self.k, self.kernel.width
-        sum_w = sum(a + 1 for a in self.arch[1:-1])
-        if 4 * slots * self.cols + slots * self.cols * c / 4 < 2 * (self.cols * c + slots * sum_w * c):
+        if self._explicit():
             return _mm(self._reduced_rows(part, A, B, K), self.kernel.N, p)
         pos, outs = part // k, part % k
         regs, Ar = A                                       # the forward maps of the regions ``regs`` only
@@ -1312,8 +1512,11 @@ class _Run:
                     want = self._regions_wanted()
                     cheap = (1 << 20) // max(1, self.net.n_params)
                     size = min(count - self.n_sampled, max(64, 2 * want, 2 * self.n_sampled, cheap))
+                    before = self.next_region
                     self._sample(rng, size, method)
                     self._drain()
+                    if self.next_region == before:          # a sampling round that found no new region
+                        self._round(False)
         except _Stop:
             pass
         if self.reason == "upper bound reached":
@@ -1326,16 +1529,76 @@ class _Run:
                 self.reason = "upper bound reached"
                 raise _Stop
             R = min(self._regions_wanted(), self.n_regions - self.next_region)
-            if time.monotonic() + self._batch_cost(R) > self.deadline:
+            while R > 1 and time.monotonic() + self._predict(R) > self.deadline:
+                R //= 2                                    # a smaller block may still fit
+            if time.monotonic() + self._predict(R) > self.deadline:
                 self.reason = "time budget"
+                raise _Stop
+            if resident_gb() > MEMORY_STOP * memory_cap_gb():  # a backstop: the estimates missed a working set
+                self.reason = "memory cap"
                 raise _Stop
             r0 = self.next_region
             self.next_region += R
+            before = self.rank
+            projected = self.kernel.N is not None
+            model, t = self._batch_cost(R) * self._slowdown(), time.monotonic()
             self._process(r0, r0 + R)
+            if projected and model > 0:                    # calibrate the model of the later blocks
+                self.calib = min(20.0, max(1.0, (time.monotonic() - t) / model))
             self._say()
+            self._round(self.rank > before)
         if self.stop and self.rank >= self.U:
             self.reason = "upper bound reached"
             raise _Stop
+        if time.monotonic() > self.deadline:
+            self.reason = "time budget"
+            raise _Stop
+
+    #: The rank counts as stalled after this many rounds (blocks of regions, or sampling rounds that found
+    #: no new region) that added nothing, over which the sample at least doubled (and grew by at least
+    #: STALL_MIN_POINTS points).
+    STALL_ROUNDS = 4
+    STALL_MIN_POINTS = 1024
+    stall_enabled = True
+
+    def _round(self, gained: bool) -> None:
+        """Bookkeeping after a round; stop as ``"rank stalled"`` when the rank has stopped growing."""
+        if gained:
+            self.stall_rounds, self.gain_region, self.gain_sampled = 0, self.next_region, self.n_sampled
+            return
+        self.stall_rounds += 1
+        if self.stalled():
+            self.reason = "rank stalled"
+            raise _Stop
+
+    def stalled(self) -> bool:
+        """Several rounds added nothing while the sample at least doubled."""
+        if not self.stall_enabled or self.rank == 0 or (self.stop and self.rank >= self.U):
+            return False
+        since = self.n_sampled - self.gain_sampled
+        return self.stall_rounds >= self.STALL_ROUNDS and since >= max(self.STALL_MIN_POINTS, self.gain_sampled)
+
+    calib = 1.0
+
+    def _predict(self, R: int) -> float:
+        """Wall seconds the next block of R regions is expected to take (model × load × calibration)."""
+        return self._batch_cost(R) * self._slowdown() * (self.calib if self.kernel.N is not None else 1.0)
+
+    def _slowdown(self) -> float:
+        """Wall seconds per CPU second so far (at least 1): the cost model counts CPU seconds, deadlines are wall
+        time, and a loaded machine stretches one into the other."""
+        wall = time.monotonic() - self._clock0[0]
+        cpu = time.process_time() - self._clock0[1]
+        return max(1.0, wall / cpu) if cpu > 0.25 else 1.0
+
+    def _elimination_fits(self, rows: int, width: int) -> bool:
+        """Whether one flint elimination of ``rows`` × ``width`` (built, reduced twice) ends before the deadline."""
+        r = min(rows, width)
+        cost = 2 * _C_FLINT_IN * rows * width + 2 * _C_RREF * rows * width * r
+        return time.monotonic() + cost * self._slowdown() <= self.deadline
+
+    def _check_clock(self) -> None:
+        """Between chunks of a block: stop when the deadline has passed (the rank so far stays certified)."""
         if time.monotonic() > self.deadline:
             self.reason = "time budget"
             raise _Stop

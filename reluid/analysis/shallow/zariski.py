@@ -64,14 +64,22 @@ import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Iterator
-
-import sympy
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
 from reluid.model.rational import primitive_ray
 from reluid.verdicts import Outcome
+
+if TYPE_CHECKING:
+    import sympy
+
+
+def _sympy():
+    """sympy, imported on first use: evaluating the conditions at a network never needs it (0.4-0.5 s saved)."""
+    import sympy
+
+    return sympy
 
 __all__ = [
     "FAMILIES",
@@ -117,16 +125,24 @@ _WITNESS_SCAN = 10_000
 # symbols
 # ---------------------------------------------------------------------------
 
+def _out_name(j: int, i: int, k: int) -> str:
+    return f"v_{i + 1}" if k == 1 else f"M_{j + 1}_{i + 1}"
+
+
+def _a_name(i: int, l: int) -> str:
+    return f"a_{i + 1}_{l + 1}"
+
+
 def _out_symbol(j: int, i: int, k: int) -> sympy.Symbol:
-    return sympy.Symbol(f"v_{i + 1}" if k == 1 else f"M_{j + 1}_{i + 1}")
+    return _sympy().Symbol(_out_name(j, i, k))
 
 
 def _a_symbol(i: int, l: int) -> sympy.Symbol:
-    return sympy.Symbol(f"a_{i + 1}_{l + 1}")
+    return _sympy().Symbol(_a_name(i, l))
 
 
 def _b_symbol(i: int) -> sympy.Symbol:
-    return sympy.Symbol(f"b_{i + 1}")
+    return _sympy().Symbol(f"b_{i + 1}")
 
 
 def _row_symbols(i: int, m: int) -> tuple[sympy.Symbol, ...]:
@@ -172,7 +188,7 @@ def substitution(theta) -> dict:
     """
     theta = _check_theta(theta)
     M, A, b = parameter_symbols(theta.m, theta.n, theta.k)
-    q = lambda x: sympy.Rational(x.numerator, x.denominator)  # noqa: E731
+    q = lambda x: _sympy().Rational(x.numerator, x.denominator)  # noqa: E731
     out = {}
     for j in range(theta.k):
         out.update((M[j][i], q(theta.M[j][i])) for i in range(theta.n))
@@ -393,7 +409,7 @@ class ConditionSet:
                                 if not self.literal_definition_9:
                                     t = _out_symbol(j or 0, i, k) * t
                                 terms.append(t if s > 0 else -t)
-                        polys.append(sympy.Add(*terms))
+                        polys.append(_sympy().Add(*terms))
                     yield Condition("V4", beta, tuple(polys), NONZERO_ANY, fam.reference, j)
 
 
@@ -806,7 +822,7 @@ def _v4_where(beta, pos: int, o, literal: bool, k: int) -> str:
     terms = []
     for i, s in enumerate(beta):
         if s:
-            t = str(_a_symbol(i, pos)) if literal else f"{_out_symbol(o or 0, i, k)}*{_a_symbol(i, pos)}"
+            t = _a_name(i, pos) if literal else f"{_out_name(o or 0, i, k)}*{_a_name(i, pos)}"
             terms.append(("+ " if s > 0 else "- ") + t)
     text = " ".join(terms)
     return text[2:] if text.startswith("+ ") else "-" + text[2:]

@@ -56,6 +56,7 @@ Algorithm 2.7.2 (integral kernel by LLL), Section 2.6.1 (Gram–Schmidt bound).
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -74,7 +75,7 @@ from reluid.analysis.shallow.flipsets.lattice import lattice
 from reluid.analysis.shallow.flipsets.mitm import mitm, mitm_hits
 from reluid.analysis.shallow.flipsets.rank import profile, rank_random, screen
 from reluid.analysis.shallow.flipsets.separation import separation
-from reluid.analysis.shallow.flipsets.solver import solve
+from reluid.analysis.shallow.flipsets.solver import refusal, solve
 from reluid.errors import InvalidArgument
 from reluid.model.jsondata import freeze
 from reluid.model.network import Shallow  # noqa: F401  (the doctests use it)
@@ -399,6 +400,14 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
             if out.outcome is not Outcome.UNKNOWN:
                 return finish("rank", out)
         prof = None
+        # past n - km > ENUMERATE_MAX_FREE + 2 and n > LATTICE_MAX_N only z3 could use the profile: when z3's
+        # formula (about min(km, n) rows) cannot fit in what is left, neither is computed
+        only_z3 = n - prob.km > ENUMERATE_MAX_FREE + 2 and n > LATTICE_MAX_N and method in ("auto", "sub", "z3")
+        no_z3 = refusal(prob, min(prob.km, n), clock, encoding, n - min(prob.km, n)) if only_z3 else None
+        if no_z3 is not None:
+            stats.append(("z3", 0.0, no_z3.code))
+            reasons.append(f"z3: {no_z3.describe()}")
+            return FlipSetResult(Outcome.UNKNOWN, method="none", reason="; ".join(reasons), stats=tuple(stats))
         if method in ("auto", "sub", "rank", "lattice", "enumerate") or (method == "z3" and prob.km > 2 * n):
             t0 = time.perf_counter()
             prof = profile(prob, clock)
@@ -429,9 +438,32 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
                 return finish("z3", out)
     except SearchTimeout as t:
         return FlipSetResult(Outcome.UNKNOWN, method="none", solver=solver_info,
-                             reason=f"timeout in {t.method} ({t.detail})", stats=tuple(stats))
+                             reason=f"timeout in {t.method} ({t.detail}){_regime(prob)}", stats=tuple(stats))
     return FlipSetResult(Outcome.UNKNOWN, method="none", solver=solver_info,
                          reason="; ".join(reasons) or "no method applies", stats=tuple(stats))
+
+
+def separable_probability(n: int, km: int) -> float:
+    """Wendel's probability P(Bin(n - 1, 1/2) <= km - 1) that n random symmetric columns in R^km are separable.
+
+    >>> separable_probability(10, 10), round(separable_probability(21, 10), 3)
+    (1.0, 0.412)
+    """
+    if n <= km:
+        return 1.0
+    lg = math.lgamma
+    logs = [lg(n) - lg(j + 1) - lg(n - j) - (n - 1) * math.log(2) for j in range(km)]
+    top = max(logs)
+    return min(1.0, math.exp(top) * sum(math.exp(v - top) for v in logs))
+
+
+def _regime(prob: Problem) -> str:
+    """The regime of a wide network, for reasons: n/km and the chance that separation can work there."""
+    n, km = prob.n, prob.km
+    if n <= km:
+        return ""
+    return (f"; regime n/km = {n / km:.2f}: random columns are separable with probability "
+            f"{separable_probability(n, km):.2g} (Wendel), and the kernel of U has dimension at least {n - km}")
 
 
 def _split_rest(prob: Problem, rest: list[int], clock: Clock, seed: int) -> MethodResult:

@@ -16,8 +16,9 @@ import numpy as np
 from flint import nmod_mat
 
 from reluid.analysis.shallow.flipsets._blasdet import MAX_PRIME, det_mod_p
-from reluid.analysis.shallow.flipsets._problem import (ENUMERATE_MAX_FREE, Clock, MethodResult, Problem, found,
-                                                          gave_up, none)
+from reluid.analysis.shallow.flipsets._problem import (ENUMERATE_MAX_FREE, Clock, MethodResult, Problem,
+                                                          SearchTimeout, found, gave_up, none)
+from reluid.budget import memory_left_gb
 from reluid.model.modp import pivot_columns
 
 __all__ = ["screen", "rank_random", "contiguous_rows", "Profile", "profile", "BLAS_DET_MIN_N"]
@@ -108,8 +109,30 @@ class Profile:
     coeff: np.ndarray | None       # x_pivots ≡ coeff @ x_free (mod p), |S| × |free|; None if too many free
 
 
+#: Cost model of :func:`profile` (the project's 2-core machine): flint's rref per m · n · rank, building an
+#: ``nmod_mat`` from Python ints per entry; memory per entry (numpy int64, the transient Python list, flint).
+_C_RREF = 1.7e-10
+_C_FLINT_IN = 1.4e-7
+_B_ENTRY = 8 + 40 + 8
+
+
+def profile_cost(prob: Problem) -> tuple[float, float]:
+    """(seconds, GB) :func:`profile` is estimated to need (its candidate rows × n, rank at most min of the two)."""
+    n, km = prob.n, prob.km
+    rows = km if (km * n <= 4_000_000 or km <= n + 64) else n + 64
+    entries = rows * n
+    return _C_FLINT_IN * entries + _C_RREF * entries * min(rows, n), entries * _B_ENTRY / 1e9
+
+
 def profile(prob: Problem, clock: Clock, max_free: int = ENUMERATE_MAX_FREE + 2) -> Profile:
     n, km, p = prob.n, prob.km, prob.prime()
+    seconds, gb = profile_cost(prob)
+    rem = clock.remaining()
+    if gb > memory_left_gb():
+        raise SearchTimeout("rank profile", f"n = {n}: it needs about {gb:.1f} GB, more than the "
+                            f"{memory_left_gb():.1f} GB left under the memory cap")
+    if rem is not None and seconds > rem:
+        raise SearchTimeout("rank profile", f"n = {n}: it needs about {seconds:.0f} s, more than the {rem:.1f} s left")
     if km * n <= 4_000_000 or km <= n + 64:
         cand = list(range(km))
     else:

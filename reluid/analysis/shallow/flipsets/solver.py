@@ -5,27 +5,103 @@ A pseudo-Boolean (or integer / real) query over the rows of U
 exactly on all rows (a spurious candidate adds a violated row and asks again)
 and becomes a witness; an ``unsat`` is not a certificate, so it leaves the
 answer unknown.
+
+Since z3 can only ever find a witness, it is not asked at all when the formula
+is beyond what it can build and search in the time and memory left: the size
+(rows × neurons) is estimated first (:func:`reluid.smt.flipsets.formula_cost`)
+and the formula is built with the clock checked after every row.  The reason
+then names the regime: n/km, the ratio past which random columns stop being
+separable (about 2, Wendel's theorem), and the kernel dimension of U.
 """
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+
 from reluid.analysis.shallow.flipsets._problem import Clock, MethodResult, Problem, SearchTimeout, found, gave_up
 from reluid.analysis.shallow.flipsets.rank import Profile
+from reluid.budget import memory_left_gb
 from reluid.verdicts import Outcome
 
-__all__ = ["solve"]
+__all__ = ["solve", "Z3Refusal"]
+
+
+@dataclass(frozen=True, slots=True)
+class Z3Refusal:
+    """Why z3 was not asked: its formula does not fit (a structured reason; :meth:`describe` words it).
+
+    ``code`` is ``"z3-time"`` (the estimate exceeds the seconds left) or ``"z3-memory"`` (the GB left).
+    """
+
+    code: str
+    n: int
+    km: int
+    rows: int
+    kernel_dim: int | None
+    seconds_needed: float
+    seconds_left: float | None
+    gb_needed: float
+    gb_left: float
+
+    def describe(self) -> str:
+        size = f"a formula of {self.rows} rows × {self.n} neurons ({self.rows * self.n:,} terms)"
+        if self.code == "z3-memory":
+            why = f"needs about {self.gb_needed:.1f} GB, more than the {self.gb_left:.1f} GB left under the memory cap"
+        else:
+            left = "unbounded" if self.seconds_left is None else f"{self.seconds_left:.1f} s"
+            why = (f"needs about {self.seconds_needed:.0f} s to build and search once, more than the {left} left")
+        kern = f", kernel of U of dimension {self.kernel_dim}" if self.kernel_dim is not None else ""
+        return (f"z3 not attempted: {size} {why}; regime n/km = {self.n / max(1, self.km):.2f} (n = {self.n}, "
+                f"km = {self.km}{kern}): past n/km ≈ 2 random columns are not separable, and the kernel is too "
+                "large to enumerate")
+
+
+def effective_encoding(prob: Problem, encoding: str) -> str:
+    """The encoding z3 will get: ``"pb"`` falls back to ``"int"`` when a coefficient exceeds a C int."""
+    if encoding != "pb" or not prob.n:
+        return encoding
+    from reluid.smt.flipsets import _PB_MAX
+
+    Mi, Ai, _ = prob.integers()
+    top_m = max((abs(x) for row in Mi for x in row), default=0)
+    top_a = max((abs(x) for row in Ai for x in row), default=0)
+    return "pb" if top_m * top_a <= _PB_MAX else "int"
+
+
+def refusal(prob: Problem, n_rows: int, clock: Clock, encoding: str, kernel_dim: int | None) -> Z3Refusal | None:
+    """A :class:`Z3Refusal` when z3's formula over ``n_rows`` rows does not fit, else None."""
+    from reluid.smt.flipsets import formula_cost
+
+    seconds, gb = formula_cost(n_rows, prob.n, effective_encoding(prob, encoding))
+    rem = clock.remaining()
+    mem = memory_left_gb()
+    code = None
+    if gb > mem:
+        code = "z3-memory"
+    elif rem is not None and seconds > rem:
+        code = "z3-time"
+    if code is None:
+        return None
+    return Z3Refusal(code, prob.n, prob.km, n_rows, kernel_dim, seconds, rem, gb, mem)
+
 
 def solve(prob: Problem, prof: Profile | None, clock: Clock, seed: int, encoding: str) -> MethodResult:
     from reluid.smt.flipsets import solve_flip_set
     from reluid.smt.solver import SolverConfig
 
     rows = list(prof.rows) if prof is not None else list(range(prob.km))
+    kernel_dim = prob.n - len(prof.rows) if prof is not None else None
     for _ in range(prob.km + 1):
         rem = clock.remaining()
         if rem is not None and rem <= 0.05:
             raise SearchTimeout("z3", f"n = {prob.n}, no time left for the solver")
+        no = refusal(prob, len(rows), clock, encoding, kernel_dim)
+        if no is not None:
+            return gave_up(no.describe())
         config = SolverConfig(seed=seed, timeout_ms=60_000 if rem is None else max(1, int(rem * 1000)))
-        ans = solve_flip_set(prob.int_rows(rows), prob.n, config=config, encoding=encoding)
+        deadline = None if rem is None else time.monotonic() + rem
+        ans = solve_flip_set(prob.int_rows(rows), prob.n, config=config, encoding=encoding, deadline=deadline)
         if ans.outcome is Outcome.NONE:
             return gave_up(f"z3 answered unsat for n = {prob.n}, which is not a certificate the checker can "
                            "re-verify", solver=ans.solver)
