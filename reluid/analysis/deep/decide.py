@@ -44,7 +44,7 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from reluid.analysis.deep.fundim import MAX_MEMORY_GB, FunDimResult, estimate_memory_gb, functional_dimension
+from reluid.analysis.deep.fundim import FunDimResult, functional_dimension
 from reluid.analysis.deep.mechanisms import (AFFINE_FLIP, ALWAYS_ACTIVE, COLLAPSED_KINK, DEAD, LAYER_FLIP,
                                              NEVER_COACTIVE, PROPORTIONAL, ZERO_OUTGOING, Mechanism,
                                              MechanismReport, check_deep, detect_mechanisms)
@@ -300,10 +300,11 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
         spent.append(("functional dimension", time.monotonic() - t))
         if fd.complete:
             done.append("functional dimension")
-        elif fd.stop_reason == "not attempted" and estimate_memory_gb(net.architecture) > MAX_MEMORY_GB:
-            limits.append(f"functional dimension not attempted: it needs about "
-                          f"{estimate_memory_gb(net.architecture):.0f} GB of memory, more than the "
-                          f"{MAX_MEMORY_GB:.0f} GB allowed (a size limit: a longer time budget does not help)")
+        elif (fd.stop_reason == "not attempted" and fd.estimate_gb is not None and fd.memory_cap_gb is not None
+              and fd.estimate_gb > fd.memory_cap_gb):
+            limits.append(f"functional dimension not attempted: it needs about {fd.estimate_gb:.2g} GB of memory, "
+                          f"more than the {fd.memory_cap_gb:.2g} GB left under the memory cap (a size limit: a "
+                          "longer time budget does not help; reluid certify --memory-gb raises the cap)")
         elif fd.stop_reason == "not attempted":
             left.append(f"functional dimension (not started: {fd.describe().split(': ', 1)[1].split('; U =')[0]})")
         else:

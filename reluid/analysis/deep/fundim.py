@@ -904,7 +904,9 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
         raise InvalidArgument(f"expected a Network, got {type(net).__name__}")
     if method == "cells":   # n0 + 1 exact points in every activation cell (docs/mathematics.md §9)
         from reluid.analysis.deep.cells import cell_sample
-        pts = cell_sample(net)
+        # the cell enumeration is charged to the same deadline (10 s at most, as before)
+        left = 10.0 if deadline is None else max(0.0, min(10.0, deadline - time.monotonic()))
+        pts = cell_sample(net, timeout=left)
         if pts:
             r = functional_dimension(net, points=pts, seed=seed, prime=prime, stop_at_upper_bound=stop_at_upper_bound,
                                      deadline=deadline, progress=progress)

@@ -5,6 +5,8 @@ from fractions import Fraction as F
 
 import pytest
 
+import reluid.budget
+
 from reluid.analysis.deep import decide as decide_mod
 from reluid.analysis.deep import fundim as fundim_mod
 from reluid.analysis.deep.decide import SIMPLICITY, decide_deep, preference
@@ -68,8 +70,7 @@ def test_named_shares():
 
 
 def test_a_size_limit_is_not_reported_as_a_budget(monkeypatch):
-    monkeypatch.setattr(fundim_mod, "MAX_MEMORY_GB", 1e-12)
-    monkeypatch.setattr(decide_mod, "MAX_MEMORY_GB", 1e-12)
+    monkeypatch.setattr(reluid.budget, "_cap", 1e-9)       # the memory cap (reluid certify --memory-gb)
     net = Network.from_lists(_random((1, 3, 3, 1), 8))          # n0 = 1: no two-layer theorem, no mechanism
     d = decide_deep(net, timeout=60, prover="never")
     assert d.verdict is Verdict.UNKNOWN
