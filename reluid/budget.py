@@ -48,6 +48,8 @@ SHARES = {
     "premise prover": 0.3,
     # ... then the two-hidden-layer certificate of docs/mathematics.md §8 ...
     "two hidden layers": 0.6,
+    # ... within which Theorem 8.2's enumeration takes at most this share, leaving the rest to Theorem W ...
+    "theorem 8.2": 0.5,
     # ... then the functional dimension, leaving a quarter for the certificate and its check
     "functional dimension": 0.75,
     # a hidden-symmetry verdict: the exact reduction's prover, then the reduced network's own certificate
