@@ -40,6 +40,7 @@ from types import SimpleNamespace
 
 from reluid.certificates.schema import CertificateError, ClaimKind, q, qs
 from reluid.checker import two_layers as _tl
+from reluid.checker.linalg import rref
 from reluid.checker.registry import Context, charge, fail, verifies
 
 __all__ = ["verify_pinning", "MAX_B_WIDTH", "MAX_EXHAUSTIVE", "PRIME"]
@@ -358,26 +359,14 @@ def _w3a(ctx, T, s0, C) -> bool:
 
 
 def _kernel(rows, n):
-    M = [list(r) for r in rows if any(r)]
-    piv, r = [], 0
-    for col in range(n):
-        p = next((i for i in range(r, len(M)) if M[i][col] != 0), None)
-        if p is None:
-            continue
-        M[r], M[p] = M[p], M[r]
-        M[r] = [x / M[r][col] for x in M[r]]
-        for i in range(len(M)):
-            if i != r and M[i][col] != 0:
-                f = M[i][col]
-                M[i] = [x - f * y for x, y in zip(M[i], M[r])]
-        piv.append(col)
-        r += 1
+    """A basis of {x : rows · x = 0} over Q (from checker/linalg.py's rref)."""
+    R, piv = rref([list(r) for r in rows if any(r)], n)
     basis = []
     for f in (c for c in range(n) if c not in piv):
         v = [ZERO] * n
         v[f] = Fraction(1)
         for i, pc in enumerate(piv):
-            v[pc] = -M[i][f]
+            v[pc] = -R[i][f]
         basis.append(v)
     return basis
 

@@ -34,6 +34,7 @@ from fractions import Fraction
 
 from reluid.certificates.schema import CertificateError, ClaimKind, qs
 from reluid.checker.flipsets import verify_no_flip_set
+from reluid.checker.linalg import rank, rref
 from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.model.network import Network
 
@@ -49,39 +50,15 @@ COVER_LIMIT = 2_000_000  # nodes of all cover searches together
 # ---- exact linear algebra (the checker's own) -----------------------------------
 
 def _rank(rows) -> int:
-    M = [list(r) for r in rows]
-    r = 0
-    for col in range(len(M[0]) if M else 0):
-        p = next((i for i in range(r, len(M)) if M[i][col] != 0), None)
-        if p is None:
-            continue
-        M[r], M[p] = M[p], M[r]
-        for i in range(r + 1, len(M)):
-            if M[i][col] != 0:
-                f = M[i][col] / M[r][col]
-                M[i] = [x - f * y for x, y in zip(M[i], M[r])]
-        r += 1
-    return r
+    """The rank over Q (checker/linalg.py)."""
+    rows = [list(r) for r in rows]
+    return rank(rows)
 
 
 def _echelon(rows) -> tuple:
     """Reduced row echelon form of independent rows, as a hashable key."""
-    M = [list(r) for r in rows]
-    piv = []
-    r = 0
-    for col in range(len(M[0])):
-        p = next((i for i in range(r, len(M)) if M[i][col] != 0), None)
-        if p is None:
-            continue
-        M[r], M[p] = M[p], M[r]
-        M[r] = [x / M[r][col] for x in M[r]]
-        for i in range(len(M)):
-            if i != r and M[i][col] != 0:
-                f = M[i][col]
-                M[i] = [x - f * y for x, y in zip(M[i], M[r])]
-        piv.append(col)
-        r += 1
-    return tuple(tuple(row) for row in M[:r])
+    R, _ = rref(rows, len(rows[0]))
+    return tuple(tuple(row) for row in R)
 
 
 def _common_functional(f1, f2):
