@@ -37,7 +37,9 @@ SMALL = [(8, 6, 6, 2), (12, 10, 10, 2), (16, 12, 12, 2)]
 TARGETS = [((64, 32, 32, 10), 30), ((64, 128, 128, 10), 120)]
 BIG = [((784, 128, 128, 10), 600)]
 #: Theorem 8.2's enumeration is stopped here (it is exponential in n1)
-BASELINE_TIMEOUT = 120
+BASELINE_TIMEOUT = 60
+#: the new path and certify get the default certify budget (reluid certify --timeout 60)
+TIMEOUT = 60
 
 
 def _t(f):
@@ -51,8 +53,8 @@ def row(arch, target=None, seed=0):
 
     net = he_network(arch, seed)
     base, tb = _t(lambda: analyse_two_layers(net, theorem_w=False, timeout=BASELINE_TIMEOUT))
-    new, tn = _t(lambda: analyse_two_layers(net, timeout=600))
-    cert, tc = _t(lambda: certify(net, timeout=600))
+    new, tn = _t(lambda: analyse_two_layers(net, timeout=TIMEOUT))
+    cert, tc = _t(lambda: certify(net, timeout=TIMEOUT if target is None else max(TIMEOUT, target)))
     text = to_json(cert)
     rep, tk = _t(lambda: check_certificate(from_json(text), net))
     bv = ("size limit" if base.reason and "size limit" in base.reason else
