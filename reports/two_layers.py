@@ -180,7 +180,7 @@ def markdown(doc) -> str:
         wf = ", ".join(f"{k} {v}" for k, v in r["w_failure"].items()) or "—"
         W.append(f"| ({', '.join(map(str, r['architecture']))}) | {r['distribution']} | {r['count']} | {r['by_82']} | "
                  f"{r['by_w']} | {wf} | {r['w_with_mechanism']} |")
-    W += ["", "For comparison, the reference measurement of /work/shared/docs/deep-identifiability.md §4 (another seed) "
+    W += ["", "For comparison, the reference measurement of the project's note on deep identifiability (its §4, another seed) "
           "certified by Theorem W 5, 18, 67 and 9 of 100 i.i.d. networks of (2,2,3,1), (2,3,3,1), (3,3,3,1) and "
           "(2,4,4,2).", "",
           "Float32 He-initialised networks at size (weights N(0, 2/fan_in), biases N(0, 0.01), read exactly), "

@@ -1,7 +1,7 @@
 """Two hidden layers on partial regions: Theorem W and Lemma H4-count.
 
-Theorem W (/work/shared/docs/deep-identifiability.md §3; to be proved in docs/mathematics.md under
-that name) keeps H0 and H4 of docs/mathematics.md §8, adds H0′ (the rows (W_k, w_k) pairwise
+Theorem W (docs/mathematics.md §10, Theorem 10.11; the H4 count is Lemma 10.12)
+keeps H0 and H4 of docs/mathematics.md §8, adds H0′ (the rows (W_k, w_k) pairwise
 non-proportional, W_k ≠ 0) and replaces H1–H3 by a *pinning certificate*: an order k_1, …, k_{n2}
 of the layer-2 neurons, for each k_m a good seed region with k_m visible and directed edges
 s → s^(j), each valid for k_m with P = {k_1, …, k_{m−1}} ((e2)–(e4)), reaching a set 𝒞 of regions
@@ -45,7 +45,7 @@ __all__ = ["PinningResult", "analyse_pinning", "orthant_zero", "u_frame_b", "cou
 
 ZERO = Fraction(0)
 ONE = Fraction(1)
-REFERENCE = ("Theorem W and Lemma H4-count (docs/mathematics.md; /work/shared/docs/deep-identifiability.md §3), "
+REFERENCE = ("Theorem W and Lemma H4-count (docs/mathematics.md §10, Theorem 10.11 and Lemma 10.12), "
              "with H0 and H4 of docs/mathematics.md §8")
 #: W.3(b) enumerates the sets F ⊆ [n1] only up to this width.
 MAX_B_WIDTH = 12
