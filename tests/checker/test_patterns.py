@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import json
 import random
-import time
 
 import pytest
 
@@ -14,7 +13,7 @@ from reluid.analysis.shallow.essential import decide_essential
 from reluid.api import certify
 from reluid.certificates.schema import ClaimKind, from_json, thaw, to_json
 from reluid.checker import patterns as cp
-from reluid.checker.check import check_certificate
+from reluid.checker.check import NOT_REVERIFIED, check_certificate
 from reluid.checker.registry import VERIFIERS, Context
 from reluid.errors import CheckFailed
 from reluid.io.loader import load
@@ -32,9 +31,10 @@ def evidence_of(theta) -> dict:
     return thaw(res.evidence)
 
 
-def verify(theta, ev) -> str:
+def verify(theta, ev, ctx=None) -> str:
     """Through the registry, with evidence as it comes out of JSON."""
-    return VERIFIERS[ClaimKind.NO_OTHER_PATTERN](json.loads(json.dumps(ev)), Context(theta.to_network(), "patterns"))
+    ctx = ctx or Context(theta.to_network(), "patterns")
+    return VERIFIERS[ClaimKind.NO_OTHER_PATTERN](json.loads(json.dumps(ev)), ctx)
 
 
 def rejects(theta, ev, match=None):
@@ -51,23 +51,23 @@ def test_registered():
 
 
 @pytest.mark.parametrize("name", sorted(METHOD_EXAMPLES))
-def test_accepts_every_method_quickly(name):
+def test_accepts_every_method_in_little_work(name):
     theta, methods = METHOD_EXAMPLES[name]
     ev = evidence_of(theta)
-    t0 = time.perf_counter()
-    msg = verify(theta, ev)
-    assert time.perf_counter() - t0 < 0.5
+    ctx = Context(theta.to_network(), "patterns")
+    msg = verify(theta, ev, ctx)
+    assert 0 < ctx.budget.used < 10_000              # the steps charged to the work limit (at most 2 976 here)
     assert f"all {sum(methods.values())} cases" in msg
     for meth, count in methods.items():
         assert f"{count} {meth}" in msg
 
 
 @pytest.mark.parametrize("file", ["rigid_pair.json", "relu_abs.json"])
-def test_bundled_certificates_check_quickly(file):
+def test_bundled_certificates_check_in_little_work(file):
     cert = certify(load(EXAMPLES / file))
-    t0 = time.perf_counter()
-    assert check_certificate(from_json(to_json(cert))).valid
-    assert time.perf_counter() - t0 < 0.5
+    report = check_certificate(from_json(to_json(cert)), work_limit=100_000)
+    assert report.valid and report.verdict is cert.verdict
+    assert not any(c.status == NOT_REVERIFIED for c in report.claims)
 
 
 # ------------------------------------------------------------------ forged certificates
