@@ -387,8 +387,10 @@ class _W:
                 s = queue.pop(0)
                 for j in range(self.n1):
                     t = s[:j] + (-s[j],) + s[j + 1:]
-                    if t in seen or t not in self.regions:
-                        continue
+                    if t in seen or (t not in self.regions and self.frame.kind == "x"):
+                        continue                           # x frame: only regions with witnesses
+                    if t not in self.regions:
+                        self.region(t)                     # u frame: every pattern is a region (Lemma 10.18)
                     self.tick()
                     if self.valid(s, t, j, k, P):
                         seen.add(t)

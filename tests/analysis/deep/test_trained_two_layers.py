@@ -30,3 +30,16 @@ def test_a_torch_digits_mlp_is_certified_by_theorem_w_and_checked():
     d["claims"] = [c for c in d["claims"] if c["kind"] != "deep-two-layer-pinning"]
     forged = from_json(json.dumps(d))
     assert not check_certificate(forged).valid
+
+
+def test_a_torch_breast_cancer_mlp_is_certified_once_its_walk_may_leave_the_chosen_orthants():
+    """30-16-16-1: with only the chosen chains of orthants, layer-2 neuron 15 found no valid walk (15 of 16
+    pinned); in the u frame every sign pattern is a region (Lemma 10.18), so the walk makes the neighbours it
+    needs, and the checker verifies them from their signs alone."""
+    net = reluid.load(TRAINED / "torch_breast_cancer_30_16_16_1.onnx")
+    cert = reluid.certify(net, timeout=120)
+    assert cert.verdict is Verdict.NO_HIDDEN, cert.reason
+    report = check_certificate(from_json(to_json(cert)))
+    assert report.valid and report.verdict is Verdict.NO_HIDDEN
+    pin = next(c for c in cert.claims if c.kind is ClaimKind.DEEP_TWO_LAYER_PINNING)
+    assert report.status(pin.id) == "verified"
