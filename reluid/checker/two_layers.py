@@ -13,10 +13,11 @@ shared with the producer (:mod:`reluid.analysis.deep.two_layers`).
     = 3 for every k < k′), the edges as one connected graph, and their labels as all of [n1]
     (the referee's change C1); verifies every bend triple (B1)–(B4) with its point on the wall,
     keeps each flat once (by the reduced row echelon form of [u_j; g^s_k]); and then decides H4
-    itself: for every nonempty I ⊆ [n1] it searches for a cover of the flats on the H_j, j ∈ I,
-    by at most |I| hyperplanes other than the H_i, among the hyperplanes spanned by *any* two
-    flats (the referee's C6; the producer uses the candidates of Lemma 8.6(c)) and singletons.
-    A cover, or any defect, rejects the claim.
+    itself: by Lemma 10.12's count (sorted, b_(m) > m for the distinct flats b_j on each H_j:
+    polynomial) when it holds, and otherwise, for every nonempty I ⊆ [n1], by searching for a cover
+    of the flats on the H_j, j ∈ I, by at most |I| hyperplanes other than the H_i, among the
+    hyperplanes spanned by *any* two flats (the referee's C6; the producer uses the candidates of
+    Lemma 8.6(c)) and singletons; its message says which.  A cover, or any defect, rejects the claim.
 ``deep-layer-no-flip-set``
     evidence ``{"layer": l, "evidence": E}``: E is ``no-flip-set`` evidence (docs/mathematics.md
     §3) for the shallow network (W^l, b^l; W^{l+1}, b^{l+1}) cut out of the network under check,
@@ -311,7 +312,18 @@ def _cover(U, blocks, budget, nodes) -> list | None:
     return None
 
 
-def _h4(ctx, T: _Theta, flats) -> int:
+def _count_condition(flats, n1) -> bool:
+    """Lemma 10.12 (H4-count, docs/mathematics.md §10): a hyperplane P ≠ H_j holds at most one bend flat on H_j,
+    so if the b_j distinct flats on the H_j satisfy, sorted, b_(m) > m for every m, no set I is covered."""
+    counts = sorted(sum(1 for j, _ in flats if j == i) for i in range(n1))
+    return all(b > m for m, b in enumerate(counts, start=1))
+
+
+def _h4(ctx, T: _Theta, flats) -> int | None:
+    """H4 for every nonempty I: by the count (returns None) or by the checker's own cover search (returns the
+    number of hyperplanes through two flats it searched)."""
+    if _count_condition(flats, T.n1):
+        return None
     planes = set()
     F = len(flats)
     charge(ctx, F * (F - 1) // 2 * (T.n1 + 1) * _rank_cost(T), "the hyperplanes through two bend flats (H4)")
@@ -356,10 +368,12 @@ def verify_two_layer_hypotheses(evidence, ctx: Context) -> str:
     flats = _flats(ctx, T, evidence["flats"])
     planes = _h4(ctx, T, flats)
     per = [sum(1 for j, _ in flats if j == i) for i in range(T.n1)]
+    h4 = ("H4 by Lemma 10.12's count (sorted, b_(m) > m: no search)" if planes is None else
+          f"the checker searched: no cover of the flats of any of the {2 ** T.n1 - 1} sets I by |I| hyperplanes "
+          f"other than the H_i ({planes} hyperplanes through two flats)")
     return (f"H0 recomputed; {len(vertices)} full regions, {n_edges} rigid edges (connected, every label "
-            f"1..{T.n1}); {len(flats)} distinct bend flats (per H_j: {per}) verified (B1)–(B4); no cover of the "
-            f"flats of any of the {2 ** T.n1 - 1} sets I by |I| hyperplanes other than the H_i ({planes} "
-            "hyperplanes through two flats searched): H0–H4 of docs/mathematics.md §8 hold (recomputed)")
+            f"1..{T.n1}); {len(flats)} distinct bend flats (per H_j: {per}) verified (B1)–(B4); {h4}: H0–H4 of "
+            "docs/mathematics.md §8 hold (recomputed)")
 
 
 @verifies(ClaimKind.DEEP_LAYER_NO_FLIP_SET)

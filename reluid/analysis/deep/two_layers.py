@@ -419,8 +419,19 @@ class _Analysis:
         return tuple(found.values())
 
     def h4(self, flats) -> tuple[Hypothesis, str | None, int]:
+        from reluid.analysis.deep.pinning import count_condition
+
         n1 = self.n1
-        counts = [sum(1 for f in flats if f.neuron == j) for j in range(n1)]
+        counts = [len({f.key for f in flats if f.neuron == j}) for j in range(n1)]
+        if count_condition(counts):
+            return (Hypothesis("H4", True, f"bend flats per H_j: {counts}; by Lemma 10.12's count (sorted, "
+                                           "b_(m) > m), no set I of layer-1 neurons has its flats covered by |I| "
+                                           "other hyperplanes"), None, 0)
+        return self.h4_search(flats, counts)
+
+    def h4_search(self, flats, counts) -> tuple[Hypothesis, str | None, int]:
+        """Lemma 8.6(e)'s cover search over every nonempty I (exponential in n1: the fallback of the count)."""
+        n1 = self.n1
         cands = {}
         for f1, f2 in itertools.combinations(flats, 2):
             if f1.neuron == f2.neuron:

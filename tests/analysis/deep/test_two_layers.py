@@ -31,8 +31,21 @@ def test_the_certified_example():
     assert [signs_text(s) for s, why in r.not_full] == ["--"]
     assert points(r.flats, 0) == [(0, F(1, 2)), (0, 3), (0, 5)]
     assert points(r.flats, 1) == [(1, 0), (F(3, 2), 0), (5, 0)]
-    assert r.candidates == 9 and r.family1 == r.family2 == (frozenset(),)
+    # three distinct flats on each H_j: sorted (3, 3) > (1, 2), so H4 holds by Lemma 10.12's count, with no
+    # candidate hyperplane and no cover search (which would search 9 candidates and find no cover)
+    assert r.candidates == 0 and "Lemma 10.12" in next(h.detail for h in r.hypotheses if h.name == "H4")
+    assert r.family1 == r.family2 == (frozenset(),)
     assert {e.label for e in r.edges} == {0, 1}
+
+
+def test_the_cover_search_agrees_with_the_count_where_both_apply():
+    """Lemma 8.6(e)'s search on the certified example: 9 candidate hyperplanes and no cover, as the count says."""
+    from reluid.analysis.deep import two_layers as tl
+
+    r = analyse_two_layers(CERTIFIED)
+    an = tl._Analysis(CERTIFIED, 10_000, None, 4000)
+    hyp, cover, ncand = an.h4_search(r.flats, [3, 3])
+    assert hyp.holds and cover is None and ncand == 9
 
 
 def test_lemma_d15_counterexample_is_two_orbits():
