@@ -27,12 +27,12 @@ from reluid.certificates.schema import Certificate, ClaimKind, to_json
 from reluid.model.network import Network
 from reluid.report import mathml as mm
 from reluid.report.mathml import Formula
-from reluid.verdicts import Verdict
+from reluid.verdicts import CheckState, ClaimStatus, Verdict
 
 __all__ = ["generate_text", "generate_markdown", "generate_html", "generate_report", "write_report", "RENDERERS",
            "summary_line", "short_summary", "summary_details", "short_reason", "fmt_q", "fmt_decimal", "fmt_vec",
            "unknown_facts",
-           "certificate_view", "CertificateView", "ClaimView", "WitnessView", "Para", "CHECK_STATES", "check_state",
+           "certificate_view", "CertificateView", "ClaimView", "WitnessView", "Para",
            "WIDTH", "wrap", "relative_link", "reason_sentences"]
 
 MAX_LISTED_NEURONS = 12
@@ -48,8 +48,6 @@ CONCLUSION = {
     Verdict.UNKNOWN: "no verdict could be established.",
 }
 
-#: the checker's status of a whole certificate, as reports show it
-CHECK_STATES = ("re-verified", "rejected", "not re-verified")
 
 
 def fmt_q(x) -> str:
@@ -169,7 +167,7 @@ class CertificateView:
     title: str                  # names the input file
     source: str
     verdict: Verdict
-    check: str                  # one of CHECK_STATES
+    check: CheckState           # the checker's word on the whole certificate
     check_detail: str           # the checker's rule, or why it rejected
     sha256: str
     architecture: tuple
@@ -189,18 +187,11 @@ class CertificateView:
         return None if self.network is None else self.network.n_params
 
 
-def check_state(check) -> str:
-    """re-verified / rejected / not re-verified: the checker's own status of the certificate."""
-    if check is None:
-        return "not re-verified"
-    return "re-verified" if check.valid else "rejected"
-
-
 def _status(check, claim) -> str:
     """The checker's status of a claim, or that it has not been re-verified."""
     if check is None:
         return "not re-verified here (run reluid check)"
-    return check.status(claim.id) or "not re-verified"
+    return check.status(claim.id) or ClaimStatus.NOT_REVERIFIED
 
 
 def _message(check, claim) -> str:
@@ -417,7 +408,7 @@ def _property_lines(cert: Certificate, check) -> list[str]:
     fd = [c for c in cert.claims if c.kind == ClaimKind.FUNCTIONAL_DIMENSION]
     for c in li:
         status = _status(check, c)
-        said = "yes" if status == "information verified" else "claimed by the certificate"   # only the checker's word
+        said = "yes" if status == ClaimStatus.INFORMATION else "claimed by the certificate"   # only the checker's word
         lines.append(f"Locally identifiable: {said} ({status}). Near θ every parameter computing the same "
                      f"function is a positive rescaling of θ (Theorem A1, docs/mathematics.md §6). This is "
                      f"{LOCAL_CAVEAT}.")
@@ -435,7 +426,7 @@ def _property_lines(cert: Certificate, check) -> list[str]:
                              "is below D - N, the rank Theorem A1 needs.")
     for c in (c for c in cert.claims if c.kind == ClaimKind.REDUCED_NO_HIDDEN):
         status = _status(check, c)
-        said = "yes" if status == "information verified" else "claimed by the certificate"
+        said = "yes" if status == ClaimStatus.INFORMATION else "claimed by the certificate"
         net = c.evidence.get("network") if hasattr(c.evidence, "get") else None
         arch = c.evidence["reduction"]["reduced"].get("architecture") if said == "yes" else None
         steps = len(c.evidence["reduction"]["steps"]) if said == "yes" else None
@@ -472,7 +463,7 @@ def certificate_view(cert: Certificate, network: Network | None = None, title: s
                                 c.reference, tuple(_evidence(c, net)) if net is not None else (),
                                 _message(check, c)))
     return CertificateView(
-        title=f"reluid certificate: {source}", source=source, verdict=cert.verdict, check=check_state(check),
+        title=f"reluid certificate: {source}", source=source, verdict=cert.verdict, check=CheckState.of(check),
         check_detail=_check_detail(check), sha256=cert.network_sha256, architecture=tuple(cert.architecture),
         assumption=cert.assumption, reason=reason_sentences(cert.reason), network=net,
         network_lines=tuple(_network_lines(net)) if net is not None else (), claims=tuple(claims),
@@ -486,9 +477,9 @@ def certificate_view(cert: Certificate, network: Network | None = None, title: s
 # ---------------------------------------------------------------------------
 
 def _check_line(v: CertificateView) -> str:
-    if v.check == "re-verified":
+    if v.check == CheckState.RE_VERIFIED:
         return f"Re-verified by reluid check: {v.check_detail}"
-    if v.check == "rejected":
+    if v.check == CheckState.REJECTED:
         return f"REJECTED by reluid check: {v.check_detail}"
     return f"Re-verification: {v.check_detail}"
 
@@ -660,7 +651,7 @@ def unknown_facts(cert: Certificate, check=None) -> list[str]:
     fd = [c for c in cert.claims if c.kind == ClaimKind.FUNCTIONAL_DIMENSION]
     if li:
         status = _status(check, li[0])
-        out.append("locally identifiable (near θ only)" if status == "information verified"
+        out.append("locally identifiable (near θ only)" if status == ClaimStatus.INFORMATION
                    else f"locally identifiable: claimed ({status})")
     elif fd:
         ev = fd[0].evidence
