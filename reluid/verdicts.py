@@ -16,6 +16,14 @@
   :class:`CheckState` what a report says of a whole certificate (re-verified,
   rejected, or not re-verified); :class:`FailOn` names the outcomes
   ``reluid audit --fail-on`` can fail a job on.
+* The names a certificate's evidence uses, which producers in
+  :mod:`reluid.analysis` write and the checker and reports read: the witness
+  :class:`Mechanism`, the shallow :class:`Stratum`, and how a fact was proved (:class:`FlipSetMethod`,
+  :class:`ConditionMethod`, :class:`PremiseMethod`, :class:`CoverMethod`,
+  :class:`PinningCase`, :class:`Frame`).  They live here rather than in
+  :mod:`reluid.certificates.schema` because analyses may not import
+  certificate code; the schema re-exports them with the claim kinds and
+  holds the map from a mechanism to the claim kind of its premise.
 
 Every vocabulary is an :class:`enum.StrEnum`: its members are strings, and
 ``str()`` and f-strings give the value, so JSON output, certificates and
@@ -34,7 +42,8 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState"]
+__all__ = ["Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
+           "FlipSetMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
 
 
 class Verdict(enum.StrEnum):
@@ -123,3 +132,105 @@ class CheckState(enum.StrEnum):
         if report is None:
             return cls.NOT_REVERIFIED
         return cls.RE_VERIFIED if report.valid else cls.REJECTED
+
+
+# ---- the names certificates use: producers write them, the checker and the reports read them ----
+
+class Mechanism(enum.StrEnum):
+    """How a witness θ′ arises from θ (``witness.mechanism``; docs/mathematics.md §1, §4, §6, §8.1)."""
+
+    # one hidden layer (Ramakrishnan 2026, Lemmas 10, 11, Prop. 14; docs/mathematics.md §2, §4)
+    DEAD_OUTPUT = "dead-output"
+    CONSTANT_NEURON = "constant-neuron"
+    MERGE_PROPORTIONAL = "merge-proportional"
+    SHIFT_CANCELLING_PAIR = "shift-cancelling-pair"
+    DEPENDENT_PAIRS = "dependent-pairs"
+    PATTERN = "pattern"
+    FLIP_SET = "flip-set"
+    # deeper networks (docs/mathematics.md §6.2, §8.1)
+    DEAD_NEURON = "dead-neuron"
+    ALWAYS_ACTIVE = "always-active"
+    NEVER_COACTIVE = "never-coactive"
+    LAYER_FLIP = "layer-flip"
+    ZERO_OUTGOING = "zero-outgoing"
+    PROPORTIONAL_NEURONS = "proportional-neurons"
+    COLLAPSED_KINK = "collapsed-kink"
+    AFFINE_LAYER_FLIP = "affine-layer-flip"
+    TWO_LAYER_FLIP = "two-layer-flip"
+
+
+class Stratum(enum.StrEnum):
+    """Where a one-hidden-layer θ lies (docs/mathematics.md §2, §4): the decision's first step.
+
+    The checker recomputes it (``reluid.checker.shallow.classify``).
+    """
+
+    AFFINE = "affine"                    # no hidden layer
+    EMPTY = "empty"                      # n = 0
+    DEAD_OUTPUT = "dead-output"          # some m_i = 0 (always hidden)
+    CONSTANT_NEURON = "constant-neuron"  # some a_i = 0 (always hidden)
+    PROPORTIONAL = "proportional"        # two positively proportional rows (always hidden)
+    CANCELLING_PAIR = "cancelling-pair"  # an opposite pair whose kinks cancel (always hidden)
+    DEPENDENT_PAIRS = "dependent-pairs"  # opposite pairs with dependent directions (always hidden)
+    OPPOSITE_PAIRS = "opposite-pairs"    # the essential stratum: realisation patterns decide
+    GENERIC = "generic"                  # flip sets decide
+
+
+class FlipSetMethod(enum.StrEnum):
+    """How a flip-set answer is proved (the ``method`` of its evidence; docs/certificates.md)."""
+
+    RANK = "rank"
+    LATTICE = "lattice"
+    LATTICE_ENUM = "lattice-enum"
+    ENUMERATE = "enumerate"
+    MITM = "mitm"
+    Z3 = "z3"
+    SEPARATION = "separation"
+    SEPARATION_SPLIT = "separation-split"
+
+
+class ConditionMethod(enum.StrEnum):
+    """Whether the paper's sufficient condition (Prop. 24, V4) was enumerated (``paper-condition`` evidence)."""
+
+    ENUMERATE = "enumerate"
+    NOT_ENUMERATED = "not-enumerated"
+
+
+class PremiseMethod(enum.StrEnum):
+    """How a deep mechanism's premise was established (docs/mathematics.md §6.2), simplest proof first.
+
+    ``AFFINE``: layer 1, the pre-activation is affine (decided by inspection);
+    ``IDENTITY``: an exact matrix identity; ``ORTHANT``: layer >= 2, the
+    incoming row and the bias have one sign; ``FARKAS``: a Farkas-tree
+    certificate.  :attr:`rank` orders proofs by this preference.
+    """
+
+    AFFINE = "affine"
+    IDENTITY = "identity"
+    ORTHANT = "orthant"
+    FARKAS = "farkas"
+
+    @property
+    def rank(self) -> int:
+        return list(PremiseMethod).index(self)
+
+
+class CoverMethod(enum.StrEnum):
+    """How H4 (no cover of a bend flat set) is shown in a pinning certificate (docs/mathematics.md §10)."""
+
+    COUNT = "count"              # Lemma H4-count: sorted, b_(m) > m
+    EXHAUSTIVE = "exhaustive"    # every I ⊆ [n1] tried
+
+
+class PinningCase(enum.StrEnum):
+    """Which case of Lemma W.3 pins a layer-2 neuron (docs/mathematics.md §10)."""
+
+    A = "a"
+    B = "b"
+
+
+class Frame(enum.StrEnum):
+    """The coordinates of a pinning certificate: u = Ax + a when rank A = n1 (Lemma 10.18), else x."""
+
+    U = "u"
+    X = "x"

@@ -58,7 +58,7 @@ from reluid.checker.registry import VERIFIERS, WORK_LIMIT, Budget, Context, Work
 from reluid.checker.search import SEARCHED
 from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Network
-from reluid.verdicts import ClaimStatus, Verdict
+from reluid.verdicts import ClaimStatus, Stratum, Verdict
 
 __all__ = ["ClaimCheck", "CheckReport", "check_certificate"]
 
@@ -157,13 +157,13 @@ def _shallow_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
     theta = net.shallow()
     st = _shallow.classify(theta)
     if cert.verdict is Verdict.NO_HIDDEN:
-        if st.name == "empty":
+        if st.name == Stratum.EMPTY:
             return "n = 0: the fibre of a constant network is a single point"
-        if st.name == "generic":
+        if st.name == Stratum.GENERIC:
             _needs(ledger, {ClaimKind.NO_FLIP_SET}, "certificate that θ has no flip set")
             return ("generic stratum (recomputed) and no flip set (verified): the fibre is the orbit "
                     "(docs/mathematics.md §2)")
-        if st.name == "opposite-pairs":
+        if st.name == Stratum.OPPOSITE_PAIRS:
             _needs(ledger, {ClaimKind.NO_OTHER_PATTERN}, "certificate that no other realisation pattern exists")
             return ("essential stratum (recomputed) and no realisation pattern other than θ's own (verified): "
                     "the fibre is the orbit (docs/mathematics.md §4)")

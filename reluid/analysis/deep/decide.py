@@ -53,7 +53,7 @@ from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.progress import phases
 from reluid.budget import Budget
 from reluid.model.network import Network
-from reluid.verdicts import Verdict
+from reluid.verdicts import PremiseMethod, Verdict
 
 __all__ = ["DeepDecision", "decide_deep", "agreement_inputs", "SIMPLICITY", "SIMPLE_KINDS", "preference"]
 
@@ -64,7 +64,6 @@ SIMPLICITY = (ZERO_OUTGOING, DEAD, PROPORTIONAL, ALWAYS_ACTIVE, LAYER_FLIP, NEVE
               AFFINE_FLIP)
 #: Mechanisms that, once found, name the hidden symmetry before the two-layer theorem is tried.
 SIMPLE_KINDS = frozenset({ZERO_OUTGOING, DEAD, PROPORTIONAL, ALWAYS_ACTIVE})
-_METHOD_ORDER = {"affine": 0, "identity": 1, "orthant": 2, "farkas": 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +131,7 @@ def preference(m: Mechanism, zero_rows=()) -> tuple:
     is named as such and not as the layer flip {i} it also is; then the layer and neurons.
     """
     degenerate = any(zero_rows) and m.kind != ALWAYS_ACTIVE
-    return (_METHOD_ORDER[m.method], degenerate, SIMPLICITY.index(m.kind), m.layer, m.neurons)
+    return (PremiseMethod(m.method).rank, degenerate, SIMPLICITY.index(m.kind), m.layer, m.neurons)
 
 
 def agreement_inputs(n0: int, seed: int, count: int) -> tuple[tuple[Fraction, ...], ...]:
