@@ -60,7 +60,12 @@ from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Network
 from reluid.verdicts import ClaimStatus, Stratum, Verdict
 
-__all__ = ["ClaimCheck", "CheckReport", "check_certificate"]
+__all__ = ["ClaimCheck", "CheckReport", "check_certificate", "VERIFIED", "INFORMATION", "NOT_REVERIFIED",
+           "FAILED"]
+
+#: The checker's statuses for a claim, by the names this module has always exported (:class:`ClaimStatus`).
+VERIFIED, INFORMATION, NOT_REVERIFIED, FAILED = (ClaimStatus.VERIFIED, ClaimStatus.INFORMATION,
+                                                 ClaimStatus.NOT_REVERIFIED, ClaimStatus.FAILED)
 
 @dataclass(frozen=True, slots=True)
 class ClaimCheck:

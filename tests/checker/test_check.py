@@ -16,11 +16,7 @@ import pytest
 from reluid.api import certify
 from reluid.certificates.schema import Certificate, Claim, ClaimKind, Witness
 from reluid.checker import check as ck
-from reluid.checker.check import check_certificate
-from reluid.verdicts import ClaimStatus
-
-INFORMATION, NOT_REVERIFIED, VERIFIED, FAILED = (ClaimStatus.INFORMATION, ClaimStatus.NOT_REVERIFIED,
-                                                 ClaimStatus.VERIFIED, ClaimStatus.FAILED)
+from reluid.checker.check import INFORMATION, NOT_REVERIFIED, VERIFIED, FAILED, check_certificate
 from reluid.checker.registry import VERIFIERS, Budget, Context
 from reluid.errors import CheckFailed, InvalidArgument
 from reluid.model.network import Network, Shallow
