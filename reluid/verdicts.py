@@ -18,8 +18,8 @@
   ``reluid audit --fail-on`` can fail a job on.
 * The names a certificate's evidence uses, which producers in
   :mod:`reluid.analysis` write and the checker and reports read: the witness
-  :class:`Mechanism`, the shallow :class:`Stratum`, and how a fact was proved (:class:`FlipSetMethod`,
-  :class:`ConditionMethod`, :class:`PremiseMethod`, :class:`CoverMethod`,
+  :class:`Mechanism`, the shallow :class:`Stratum`, the :class:`ReductionRule`, and how a fact was proved (:class:`FlipSetMethod`,
+  :class:`PatternMethod`, :class:`ConditionMethod`, :class:`PremiseMethod`, :class:`CoverMethod`,
   :class:`PinningCase`, :class:`Frame`).  They live here rather than in
   :mod:`reluid.certificates.schema` because analyses may not import
   certificate code; the schema re-exports them with the claim kinds and
@@ -43,7 +43,7 @@ from __future__ import annotations
 import enum
 
 __all__ = ["Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
-           "FlipSetMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
+           "ReductionRule", "FlipSetMethod", "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
 
 
 class Verdict(enum.StrEnum):
@@ -176,17 +176,37 @@ class Stratum(enum.StrEnum):
     GENERIC = "generic"                  # flip sets decide
 
 
+class ReductionRule(enum.StrEnum):
+    """The rules of an exact reduction to a reduced network (``reluid.reduction/1``; docs/mathematics.md §11)."""
+
+    CONSTANT = "constant"              # a neuron constant on all inputs (a zero row) folds into the next bias
+    ZERO_OUTGOING = "zero-outgoing"    # a neuron nothing downstream sees is removed
+    MERGE = "merge"                    # positively proportional neurons merge
+    DEAD = "dead"                      # a neuron whose pre-activation is never > 0 is removed
+
+
 class FlipSetMethod(enum.StrEnum):
     """How a flip-set answer is proved (the ``method`` of its evidence; docs/certificates.md)."""
 
     RANK = "rank"
     LATTICE = "lattice"
     LATTICE_ENUM = "lattice-enum"
+    SEPARATION = "separation"
+    SEPARATION_SPLIT = "separation-split"
     ENUMERATE = "enumerate"
     MITM = "mitm"
     Z3 = "z3"
-    SEPARATION = "separation"
-    SEPARATION_SPLIT = "separation-split"
+
+
+class PatternMethod(enum.StrEnum):
+    """How one case (P, q) of the realisation-pattern search is certified (docs/mathematics.md §4, Theorem 4)."""
+
+    OWN_ONLY = "own-only"      # the own case with no single neuron left
+    FLIP = "flip"              # the own case: a no-flip-set certificate of the singles modulo the pairs
+    BOX = "box"                # q = 0: a point y of the box with a negative value
+    LATTICE = "lattice"        # q = 0: a no-flip-set certificate of the case's lattice network
+    MODP_ENUM = "modp-enum"    # q = 0: an enumeration modulo a prime
+    PROJ_ENUM = "proj-enum"    # an enumeration of the orientations after a projection
 
 
 class ConditionMethod(enum.StrEnum):

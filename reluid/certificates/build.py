@@ -15,7 +15,7 @@ from reluid._version import __version__
 from reluid.certificates.schema import PREMISE_KIND, Certificate, Claim, ClaimKind, ClaimRole, Witness
 from reluid.model.network import Network
 from reluid.model.rational import format_rational
-from reluid.verdicts import ConditionMethod, Mechanism, Outcome, PremiseMethod, Stratum, Verdict
+from reluid.verdicts import ConditionMethod, Frame, Mechanism, Outcome, PremiseMethod, Stratum, Verdict
 
 __all__ = ["certificate_from_decision", "certificate_from_deep_decision", "flip_claim", "paper_condition_claim",
            "fundim_claims", "producer_info", "two_layer_evidence", "pinning_evidence", "EMBED_MAX_PARAMS", "FLIP_CHECK_PRIME"]
@@ -305,7 +305,7 @@ def pinning_evidence(pin) -> dict:
     ``order``: per layer-2 neuron in pinning order its seed, its edges ``[region, j]`` (x frame:
     ``[region, j, wall point]``) and the W.3 method; ``h4``: the bend triples and the method.
     """
-    x = pin.frame.kind == "x"
+    x = pin.frame.kind == Frame.X
     regions = []
     for s, point, vis, inv in pin.regions:
         r = {"signs": _signs(s)}
