@@ -43,12 +43,13 @@ from typing import Mapping
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
 from reluid.model.rational import primitive_ray
-from reluid.verdicts import Outcome
+from reluid.verdicts import Outcome, PremiseMethod, ReductionRule
 
 __all__ = ["RULES", "ReductionStep", "Reduction", "reduce_network", "is_reduced"]
 
-CONSTANT, ZERO_OUTGOING, MERGE, DEAD = "constant", "zero-outgoing", "merge", "dead"
-RULES = (CONSTANT, ZERO_OUTGOING, MERGE, DEAD)
+CONSTANT, ZERO_OUTGOING, MERGE, DEAD = (ReductionRule.CONSTANT, ReductionRule.ZERO_OUTGOING, ReductionRule.MERGE,
+                                       ReductionRule.DEAD)
+RULES = tuple(ReductionRule)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,7 +292,7 @@ def reduce_network(net: Network, *, timeout: float | None = 60.0, seed: int = 0,
                     if key in active or key in tried:
                         continue
                     if _orthant_dead(cur, l, i):
-                        got = (DEAD, l, i, None, None, None, {"method": "orthant"})
+                        got = (DEAD, l, i, None, None, None, {"method": PremiseMethod.ORTHANT})
                         break
                     tried.add(key)
                     if not prover:
