@@ -43,7 +43,7 @@ from __future__ import annotations
 import enum
 
 __all__ = ["Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
-           "ReductionRule", "FlipSetMethod", "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
+           "ReductionRule", "StopReason", "FlipSetMethod", "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
 
 
 class Verdict(enum.StrEnum):
@@ -183,6 +183,22 @@ class ReductionRule(enum.StrEnum):
     ZERO_OUTGOING = "zero-outgoing"    # a neuron nothing downstream sees is removed
     MERGE = "merge"                    # positively proportional neurons merge
     DEAD = "dead"                      # a neuron whose pre-activation is never > 0 is removed
+
+
+class StopReason(enum.StrEnum):
+    """Why the functional-dimension computation stopped (``FunDimResult.stop_reason``; docs/mathematics.md §6)."""
+
+    UPPER_BOUND = "upper bound reached"
+    SAMPLE_EXHAUSTED = "sample exhausted"
+    RANK_STALLED = "rank stalled"        # a measurement: more time is unlikely to raise the rank
+    MEMORY_CAP = "memory cap"            # stopped before a block, the process holding most of the cap
+    TIME_BUDGET = "time budget"          # more time might raise the rank
+    NOT_ATTEMPTED = "not attempted"      # the estimate did not fit what was left
+
+    @property
+    def complete(self) -> bool:
+        """The computation ran to its end (U reached, the sample exhausted or the rank stalled)."""
+        return self in (StopReason.UPPER_BOUND, StopReason.SAMPLE_EXHAUSTED, StopReason.RANK_STALLED)
 
 
 class FlipSetMethod(enum.StrEnum):

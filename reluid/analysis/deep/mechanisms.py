@@ -40,6 +40,7 @@ import flint
 import numpy as np
 
 from reluid.analysis.progress import report as _report
+from reluid.budget import MIN_SECONDS
 from reluid.errors import InvalidArgument
 from reluid.model.modp import matmul_mod, pivot_columns
 from reluid.model.network import Layer, Network
@@ -248,6 +249,9 @@ class MechanismReport:
         For the other layers: how the 0/1 kernel vectors were searched.
     undecided : tuple of (str, str)
         Questions left open: prover budget or timeout, skipped searches.
+    out_of_time : tuple of str
+        The questions of ``undecided`` that the time budget left unasked (a
+        longer budget may decide them), so callers need not read the words.
     prover_queries : int
         Number of "no input with …" questions given to the Farkas-tree prover.
     """
@@ -259,6 +263,7 @@ class MechanismReport:
     flip_search: tuple[tuple[int, str], ...]
     undecided: tuple[tuple[str, str], ...]
     prover_queries: int
+    out_of_time: tuple[str, ...] = ()
 
     def summary(self) -> str:
         """One paragraph: what was checked and found."""
@@ -505,6 +510,7 @@ class _Detection:
         self.no_flip: list[int] = []
         self.flip_status: list[tuple[int, str]] = []
         self.undecided: list[tuple[str, str]] = []
+        self.out_of_time: list[str] = []
         self.queries = 0
         for x in _probe_points(net.input_dim, seed, probes):
             self.add_point(x)
@@ -519,6 +525,11 @@ class _Detection:
             if pred(z):
                 return k
         return None
+
+    def ran_out(self, question: str) -> None:
+        """``question`` is left undecided because the time budget ran out."""
+        self.undecided.append((question, "time budget exhausted"))
+        self.out_of_time.append(question)
 
     @property
     def has_open(self) -> bool:
@@ -542,7 +553,7 @@ class _Detection:
         return MechanismReport(
             architecture=self.net.architecture, mechanisms=tuple(mechanisms), activity=activity,
             no_flip_layers=tuple(self.no_flip), flip_search=tuple(self.flip_status),
-            undecided=tuple(self.undecided), prover_queries=self.queries)
+            undecided=tuple(self.undecided), prover_queries=self.queries, out_of_time=tuple(self.out_of_time))
 
 
 def _first_layer(d: _Detection) -> None:
@@ -667,8 +678,8 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
     def ask(conds, question, net=None):
         left = timeout - (time.monotonic() - start)
         _report("mechanism detection: Farkas-tree prover", 1 - left / timeout if 0 < timeout < float("inf") else None)
-        if left <= 0.05:
-            d.undecided.append((question, "time budget exhausted"))
+        if left <= MIN_SECONDS:
+            d.ran_out(question)
             return None
         d.queries += 1
         res = prove_no_input(d.net if net is None else net, conds, max_nodes=max_nodes,
@@ -678,7 +689,7 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
             return None
         return res
 
-    ask.late = lambda: time.monotonic() - start >= timeout - 0.05
+    ask.late = lambda: time.monotonic() - start >= timeout - MIN_SECONDS
 
     for open_, rel, word, refuted, proved, kind in ((d.open_dead, ">0", "active", d.active, d.dead, DEAD),
                                                     (d.open_always, "<0", "negative", d.inactive, d.always,
@@ -726,7 +737,7 @@ def _collapsed_kinks(d: _Detection, ask, Condition) -> None:
         nxt = net.layers[p]
         for u in range(hidden[p - 1]):
             if ask.late():
-                d.undecided.append(("collapsed kinks (mechanism iii) not all examined", "time budget exhausted"))
+                d.ran_out("collapsed kinks (mechanism iii) not all examined")
                 return
             if (p, u) in d.dead or (p, u) in d.always or (p, u) not in d.inactive:
                 continue
@@ -766,7 +777,7 @@ def _affine_flips(d: _Detection, ask, Condition) -> None:
         images = [tuple(v if v > 0 else Fraction(0) for v in z[l - 2]) for z in d.pre]
         diffs = [[a - b for a, b in zip(y, images[0])] for y in images[1:]]
         if ask.late():
-            d.undecided.append(("affine layer flips (mechanism iv) not all examined", "time budget exhausted"))
+            d.ran_out("affine layer flips (mechanism iv) not all examined")
             return
         basis = _row_basis(diffs, hidden[l - 2])
         if len(basis) >= hidden[l - 2]:
@@ -939,7 +950,7 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
     for n, (what, step) in enumerate(steps):
         if late():
             left = ", ".join(w for w, _ in steps[n:])
-            d.undecided.append((f"not examined: {left}", "time budget exhausted"))
+            d.ran_out(f"not examined: {left}")
             return d.freeze()
         step()
     if prover == "always" or (prover == "auto" and not d.mechanisms):
