@@ -73,6 +73,8 @@ class ClaimCheck:
     kind: str
     status: ClaimStatus
     message: str
+    #: not re-verified because its verification needed more than the work limit left (a larger limit may verify it)
+    over_limit: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +124,8 @@ class _Ledger:
         self.budget = budget
         self.done: dict[str, ClaimCheck] = {}
 
-    def mark(self, claim, status: ClaimStatus, message: str) -> None:
-        self.done[claim.id] = ClaimCheck(claim.id, str(claim.kind), status, message)
+    def mark(self, claim, status: ClaimStatus, message: str, over_limit: bool = False) -> None:
+        self.done[claim.id] = ClaimCheck(claim.id, str(claim.kind), status, message, over_limit)
 
     def verified(self, *kinds):
         """The verified claims of the given kinds, in certificate order."""
@@ -297,7 +299,7 @@ def check_certificate(cert: Certificate, network: Network | None = None, *,
             ledger.mark(claim, ClaimStatus.INFORMATION,
                         _searched(_verify(claim, net, verifier, budget), budget.searches[start:]))
         except WorkLimit as e:
-            ledger.mark(claim, ClaimStatus.NOT_REVERIFIED, f"{e.reason}: nothing is taken from it")
+            ledger.mark(claim, ClaimStatus.NOT_REVERIFIED, f"{e.reason}: nothing is taken from it", over_limit=True)
         except CheckFailed as e:
             ledger.mark(claim, ClaimStatus.FAILED, e.reason)
             return ledger.report(False, "", f"claim {claim.id} ({claim.kind}) is false: {e.reason}")

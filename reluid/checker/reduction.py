@@ -41,7 +41,7 @@ from reluid.errors import CertificateError, CheckFailed, InvalidArgument
 from reluid.model.jsondata import thaw
 from reluid.model.network import Layer, Network
 from reluid.model.rational import parse_canonical
-from reluid.verdicts import ClaimStatus, PremiseMethod, ReductionRule, Verdict
+from reluid.verdicts import PremiseMethod, ReductionRule, Verdict
 
 __all__ = ["ReductionCheck", "parse_reduction", "read_reduction", "check_reduction", "verify_reduced_no_hidden"]
 
@@ -277,7 +277,7 @@ def verify_reduced_no_hidden(evidence, ctx: Context) -> str:
         fail(ctx, f"the reduced network's certificate says {cert.verdict.value}, not no-hidden-symmetries")
     left = ctx.budget.limit - ctx.budget.used
     report = check_certificate(cert, reduced, work_limit=max(1, left))
-    if not report.valid and any(c.status is ClaimStatus.NOT_REVERIFIED and "work limit" in c.message for c in report.claims):
+    if not report.valid and any(c.over_limit for c in report.claims):
         raise WorkLimit(ctx.claim_id or "claim", "the reduced network's certificate needs more than the work left "
                                                  f"({left:,} steps)")
     if not report.valid:
