@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
 
+from reluid.budget import MIN_SECONDS
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
 from reluid.model.rational import primitive_ray
@@ -298,7 +299,7 @@ def reduce_network(net: Network, *, timeout: float | None = 60.0, seed: int = 0,
                     if not prover:
                         continue
                     left = None if deadline is None else deadline - time.monotonic()
-                    if left is not None and left <= 0.05:
+                    if left is not None and left <= MIN_SECONDS:
                         undecided.append((l, key[1], "time budget exhausted"))
                         continue
                     from reluid.analysis.deep.farkas import Condition, prove_no_input
