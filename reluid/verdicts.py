@@ -27,23 +27,38 @@
 
 Every vocabulary is an :class:`enum.StrEnum`: its members are strings, and
 ``str()`` and f-strings give the value, so JSON output, certificates and
-reports spell the values exactly as the literals did; no other module spells
-them as literals (``tests/test_vocabulary.py``).
+reports spell the values exactly as the literals did; the vocabularies that
+replaced literals derive from :class:`Name`, whose ``repr`` is the value's, so
+messages and reprs read as before too.  No other module spells them as
+literals (``tests/test_vocabulary.py``).
 
 This module imports nothing from reluid, so every layer may use it.
 
 >>> Outcome.FOUND.value, Verdict.HIDDEN.exit_code
 ('found', 1)
->>> AuditOutcome.of(Verdict.UNKNOWN).policy_name, AuditOutcome.INVALID_INPUT.exit_code
-('unknown', 4)
+>>> AuditOutcome.of(Verdict.UNKNOWN).policy_name is FailOn.UNKNOWN, AuditOutcome.INVALID_INPUT.exit_code
+(True, 4)
+>>> f"{ClaimStatus.INFORMATION}", StopReason("time budget").complete
+('information verified', False)
 """
 
 from __future__ import annotations
 
 import enum
 
-__all__ = ["Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
+__all__ = ["Name", "Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
            "ReductionRule", "StopReason", "FlipSetMethod", "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
+
+
+class Name(enum.StrEnum):
+    """A name of a vocabulary: a string that ``repr`` shows as the string it is.
+
+    The vocabularies below replaced string literals; showing a member as its
+    value keeps results, messages and doctests reading exactly as before.
+    """
+
+    def __repr__(self) -> str:
+        return repr(self.value)
 
 
 class Verdict(enum.StrEnum):
@@ -89,7 +104,7 @@ class AuditOutcome(enum.StrEnum):
                 "invalid-input": FailOn.INVALID}[self.value]
 
 
-class FailOn(enum.StrEnum):
+class FailOn(Name):
     """The outcomes ``reluid audit --fail-on`` names (in this order), one per outcome that can fail a job."""
 
     HIDDEN = "hidden"
@@ -105,7 +120,7 @@ class Outcome(enum.StrEnum):
     UNKNOWN = "unknown"
 
 
-class ClaimStatus(enum.StrEnum):
+class ClaimStatus(Name):
     """What the checker concluded about one claim (``reluid check`` prints it in brackets)."""
 
     VERIFIED = "verified"                  # evidence the derivation rule used, verified
@@ -114,7 +129,7 @@ class ClaimStatus(enum.StrEnum):
     FAILED = "failed"
 
 
-class CheckState(enum.StrEnum):
+class CheckState(Name):
     """What a report says of a whole certificate: the checker's word, or that there is none.
 
     ``NO_CERTIFICATE`` (the empty string) is an audited file that gave no
@@ -136,7 +151,7 @@ class CheckState(enum.StrEnum):
 
 # ---- the names certificates use: producers write them, the checker and the reports read them ----
 
-class Mechanism(enum.StrEnum):
+class Mechanism(Name):
     """How a witness θ′ arises from θ (``witness.mechanism``; docs/mathematics.md §1, §4, §6, §8.1)."""
 
     # one hidden layer (Ramakrishnan 2026, Lemmas 10, 11, Prop. 14; docs/mathematics.md §2, §4)
@@ -159,7 +174,7 @@ class Mechanism(enum.StrEnum):
     TWO_LAYER_FLIP = "two-layer-flip"
 
 
-class Stratum(enum.StrEnum):
+class Stratum(Name):
     """Where a one-hidden-layer θ lies (docs/mathematics.md §2, §4): the decision's first step.
 
     The checker recomputes it (``reluid.checker.shallow.classify``).
@@ -176,7 +191,7 @@ class Stratum(enum.StrEnum):
     GENERIC = "generic"                  # flip sets decide
 
 
-class ReductionRule(enum.StrEnum):
+class ReductionRule(Name):
     """The rules of an exact reduction to a reduced network (``reluid.reduction/1``; docs/mathematics.md §11)."""
 
     CONSTANT = "constant"              # a neuron constant on all inputs (a zero row) folds into the next bias
@@ -185,7 +200,7 @@ class ReductionRule(enum.StrEnum):
     DEAD = "dead"                      # a neuron whose pre-activation is never > 0 is removed
 
 
-class StopReason(enum.StrEnum):
+class StopReason(Name):
     """Why the functional-dimension computation stopped (``FunDimResult.stop_reason``; docs/mathematics.md §6)."""
 
     UPPER_BOUND = "upper bound reached"
@@ -201,7 +216,7 @@ class StopReason(enum.StrEnum):
         return self in (StopReason.UPPER_BOUND, StopReason.SAMPLE_EXHAUSTED, StopReason.RANK_STALLED)
 
 
-class FlipSetMethod(enum.StrEnum):
+class FlipSetMethod(Name):
     """How a flip-set answer is proved (the ``method`` of its evidence; docs/certificates.md)."""
 
     RANK = "rank"
@@ -214,7 +229,7 @@ class FlipSetMethod(enum.StrEnum):
     Z3 = "z3"
 
 
-class PatternMethod(enum.StrEnum):
+class PatternMethod(Name):
     """How one case (P, q) of the realisation-pattern search is certified (docs/mathematics.md §4, Theorem 4)."""
 
     OWN_ONLY = "own-only"      # the own case with no single neuron left
@@ -225,14 +240,14 @@ class PatternMethod(enum.StrEnum):
     PROJ_ENUM = "proj-enum"    # an enumeration of the orientations after a projection
 
 
-class ConditionMethod(enum.StrEnum):
+class ConditionMethod(Name):
     """Whether the paper's sufficient condition (Prop. 24, V4) was enumerated (``paper-condition`` evidence)."""
 
     ENUMERATE = "enumerate"
     NOT_ENUMERATED = "not-enumerated"
 
 
-class PremiseMethod(enum.StrEnum):
+class PremiseMethod(Name):
     """How a deep mechanism's premise was established (docs/mathematics.md §6.2), simplest proof first.
 
     ``AFFINE``: layer 1, the pre-activation is affine (decided by inspection);
@@ -251,21 +266,21 @@ class PremiseMethod(enum.StrEnum):
         return list(PremiseMethod).index(self)
 
 
-class CoverMethod(enum.StrEnum):
+class CoverMethod(Name):
     """How H4 (no cover of a bend flat set) is shown in a pinning certificate (docs/mathematics.md §10)."""
 
     COUNT = "count"              # Lemma H4-count: sorted, b_(m) > m
     EXHAUSTIVE = "exhaustive"    # every I ⊆ [n1] tried
 
 
-class PinningCase(enum.StrEnum):
+class PinningCase(Name):
     """Which case of Lemma W.3 pins a layer-2 neuron (docs/mathematics.md §10)."""
 
     A = "a"
     B = "b"
 
 
-class Frame(enum.StrEnum):
+class Frame(Name):
     """The coordinates of a pinning certificate: u = Ax + a when rank A = n1 (Lemma 10.18), else x."""
 
     U = "u"

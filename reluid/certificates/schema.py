@@ -32,7 +32,7 @@ from reluid.errors import CertificateError, InvalidNetwork, ReluidError
 from reluid.model.network import Layer, Network
 from reluid.model.jsondata import freeze, thaw
 from reluid.model.rational import parse_canonical
-from reluid.verdicts import (ConditionMethod, CoverMethod, FlipSetMethod, Frame, Mechanism, PinningCase,
+from reluid.verdicts import (ConditionMethod, CoverMethod, FlipSetMethod, Frame, Mechanism, Name, PinningCase,
                              PremiseMethod, Verdict)
 
 __all__ = ["FORMAT", "Verdict", "ClaimKind", "ClaimRole", "Mechanism", "PREMISE_KIND", "FlipSetMethod",
@@ -82,7 +82,7 @@ class ClaimKind(enum.StrEnum):
     DEEP_TWO_LAYER_PINNING = "deep-two-layer-pinning"
 
 
-class ClaimRole(enum.StrEnum):
+class ClaimRole(Name):
     """The producer's label of a claim (never believed: see :class:`Claim`)."""
 
     VERDICT = "verdict"

@@ -237,7 +237,7 @@ def _verify_case(ctx, th: _Theta, case: _Case, ent) -> None:
 def _nested(ctx, where, evidence, allowed, net):
     ev = _mapping(ctx, evidence, f"{where}: evidence")
     if ev.get("method") not in allowed:
-        fail(ctx, f"{where}: the nested evidence must use one of {[str(m) for m in allowed]}, not {ev.get('method')!r}")
+        fail(ctx, f"{where}: the nested evidence must use one of {list(allowed)}, not {ev.get('method')!r}")
     try:
         verify_no_flip_set(ev, Context(net, ctx.claim_id, ctx.budget))
     except WorkLimit as e:

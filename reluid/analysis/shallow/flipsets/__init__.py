@@ -347,7 +347,7 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
     theta = check_theta(theta)
     timeout = check_timeout(timeout)
     if method not in METHODS:
-        raise InvalidArgument(f"unknown flip-set method {method!r}; expected one of {tuple(map(str, METHODS))}")
+        raise InvalidArgument(f"unknown flip-set method {method!r}; expected one of {METHODS}")
     if encoding not in ("pb", "int", "real"):
         raise InvalidArgument(f"unknown z3 encoding {encoding!r}")
     clock = Clock(timeout)
