@@ -217,7 +217,7 @@ def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 
     only by that theorem).  ``budget`` (a :class:`reluid.budget.Budget`) bounds
     every phase; by default one of ``timeout`` seconds.
     """
-    from reluid.budget import Budget
+    from reluid.budget import MIN_SECONDS, Budget
 
     net = _network(net)
     if budget is None:
@@ -231,7 +231,7 @@ def decide(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int = 
             from reluid.analysis.shallow.decide import decide as _decide
 
             left = budget.left()
-            return _decide(net.shallow(), timeout=None if left == float("inf") else max(0.05, left), seed=seed,
+            return _decide(net.shallow(), timeout=None if left == float("inf") else max(MIN_SECONDS, left), seed=seed,
                            paper_condition=True)
         from reluid.analysis.deep.decide import decide_deep
 
@@ -338,7 +338,7 @@ def _with_reduced_property(cert: Certificate, net: Network, budget, seed: int, t
     from dataclasses import replace
 
     from reluid.analysis.reduction import reduce_network as _reduce
-    from reluid.budget import Budget
+    from reluid.budget import MIN_SECONDS, Budget
     from reluid.certificates.build import reduced_no_hidden_claim
 
     if budget.expired():
@@ -348,7 +348,7 @@ def _with_reduced_property(cert: Certificate, net: Network, budget, seed: int, t
     if not r.steps or (not red.is_shallow and min(red.hidden_widths) == 0):
         return cert
     seconds = budget.share_of("reduced network")
-    if not seconds > 0.05:
+    if not seconds > MIN_SECONDS:
         return cert
     sub = Budget(None if seconds == float("inf") else seconds)
     # the budget object bounds the work; ``timeout`` (the caller's figure) is what the certificate records

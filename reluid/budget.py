@@ -36,7 +36,7 @@ import math
 import os
 import time
 
-__all__ = ["Budget", "SHARES", "memory_cap_gb", "memory_left_gb", "set_memory_cap", "enforce_memory_cap", "machine_memory_gb",
+__all__ = ["Budget", "SHARES", "MIN_SECONDS", "memory_cap_gb", "memory_left_gb", "set_memory_cap", "enforce_memory_cap", "machine_memory_gb",
            "resident_gb", "DEFAULT_MEMORY_FRACTION"]
 
 #: The share of what is left that each phase may use, in the order the phases run
@@ -56,6 +56,9 @@ SHARES = {
     "reduction": 0.25,
     "reduced network": 0.5,
 }
+
+#: Less time left than this (seconds) is none at all: a phase, query or solver call does not start.
+MIN_SECONDS = 0.05
 
 
 #: The default cap is this fraction of the machine's physical memory.

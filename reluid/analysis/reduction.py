@@ -40,15 +40,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
 
+from reluid.budget import MIN_SECONDS
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
 from reluid.model.rational import primitive_ray
-from reluid.verdicts import Outcome
+from reluid.verdicts import Outcome, PremiseMethod, ReductionRule
 
 __all__ = ["RULES", "ReductionStep", "Reduction", "reduce_network", "is_reduced"]
 
-CONSTANT, ZERO_OUTGOING, MERGE, DEAD = "constant", "zero-outgoing", "merge", "dead"
-RULES = (CONSTANT, ZERO_OUTGOING, MERGE, DEAD)
+CONSTANT, ZERO_OUTGOING, MERGE, DEAD = (ReductionRule.CONSTANT, ReductionRule.ZERO_OUTGOING, ReductionRule.MERGE,
+                                       ReductionRule.DEAD)
+RULES = tuple(ReductionRule)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,13 +293,13 @@ def reduce_network(net: Network, *, timeout: float | None = 60.0, seed: int = 0,
                     if key in active or key in tried:
                         continue
                     if _orthant_dead(cur, l, i):
-                        got = (DEAD, l, i, None, None, None, {"method": "orthant"})
+                        got = (DEAD, l, i, None, None, None, {"method": PremiseMethod.ORTHANT})
                         break
                     tried.add(key)
                     if not prover:
                         continue
                     left = None if deadline is None else deadline - time.monotonic()
-                    if left is not None and left <= 0.05:
+                    if left is not None and left <= MIN_SECONDS:
                         undecided.append((l, key[1], "time budget exhausted"))
                         continue
                     from reluid.analysis.deep.farkas import Condition, prove_no_input

@@ -12,10 +12,10 @@ analyses), so the data flows one way: analysis → certificate → checker.
 from __future__ import annotations
 
 from reluid._version import __version__
-from reluid.certificates.schema import Certificate, Claim, ClaimKind, Witness
+from reluid.certificates.schema import PREMISE_KIND, Certificate, Claim, ClaimKind, ClaimRole, Witness
 from reluid.model.network import Network
 from reluid.model.rational import format_rational
-from reluid.verdicts import Outcome, Verdict
+from reluid.verdicts import ConditionMethod, Frame, Mechanism, Outcome, PremiseMethod, Stratum, Verdict
 
 __all__ = ["certificate_from_decision", "certificate_from_deep_decision", "flip_claim", "paper_condition_claim",
            "fundim_claims", "producer_info", "two_layer_evidence", "pinning_evidence", "EMBED_MAX_PARAMS", "FLIP_CHECK_PRIME"]
@@ -31,21 +31,14 @@ REF_ESSENTIAL = "docs/mathematics.md §4 (the essential stratum); Ramakrishnan 2
 REF_PATTERNS = "docs/mathematics.md §4 (Theorem 4)"
 REF_PAPER = "Ramakrishnan 2026, Proposition 24 / Theorem 5 (V4)"
 REF_MECH = {
-    "dead-output": "Ramakrishnan 2026, Lemma 10",
-    "constant-neuron": "Ramakrishnan 2026, Lemma 11(2)",
-    "merge-proportional": "Ramakrishnan 2026, Lemma 11(1)",
-    "shift-cancelling-pair": "Ramakrishnan 2026, Prop. 14 (σ(z) − σ(−z) = z)",
-    "dependent-pairs": "docs/mathematics.md §4 (opposite pairs carry adjustable linear terms)",
-    "pattern": "docs/mathematics.md §4 (Theorems 1 and 4: realisation patterns)",
-    "flip-set": "docs/mathematics.md §2 (flip sets); Ramakrishnan 2026, §1 (θ1, θ2)",
+    Mechanism.DEAD_OUTPUT: "Ramakrishnan 2026, Lemma 10",
+    Mechanism.CONSTANT_NEURON: "Ramakrishnan 2026, Lemma 11(2)",
+    Mechanism.MERGE_PROPORTIONAL: "Ramakrishnan 2026, Lemma 11(1)",
+    Mechanism.SHIFT_CANCELLING_PAIR: "Ramakrishnan 2026, Prop. 14 (σ(z) − σ(−z) = z)",
+    Mechanism.DEPENDENT_PAIRS: "docs/mathematics.md §4 (opposite pairs carry adjustable linear terms)",
+    Mechanism.PATTERN: "docs/mathematics.md §4 (Theorems 1 and 4: realisation patterns)",
+    Mechanism.FLIP_SET: "docs/mathematics.md §2 (flip sets); Ramakrishnan 2026, §1 (θ1, θ2)",
 }
-
-#: Claim kind of each deep mechanism's premise.
-DEEP_PREMISE_KINDS = {"dead-neuron": ClaimKind.DEEP_DEAD_NEURON, "always-active": ClaimKind.DEEP_ALWAYS_ACTIVE,
-                      "never-coactive": ClaimKind.DEEP_NEVER_COACTIVE, "layer-flip": ClaimKind.DEEP_LAYER_FLIP,
-                      "zero-outgoing": ClaimKind.DEEP_ZERO_OUTGOING,
-                      "proportional-neurons": ClaimKind.DEEP_PROPORTIONAL,
-                      "collapsed-kink": ClaimKind.DEEP_COLLAPSED_KINK, "affine-layer-flip": ClaimKind.DEEP_AFFINE_FLIP}
 
 
 def producer_info(**extra) -> dict:
@@ -85,9 +78,11 @@ def paper_condition_claim(family, n: int, cid: str = "paper-condition") -> Claim
         return Claim(cid, ClaimKind.PAPER_CONDITION,
                      f"the paper's sufficient condition was not enumerated (n = {n}; its (3ⁿ − 1)/2 vectors β per "
                      "output are not checked one by one)",
-                     REF_PAPER, {"holds": None, "method": "not-enumerated"}, role="information")
+                     REF_PAPER, {"holds": None, "method": ConditionMethod.NOT_ENUMERATED},
+                     role=ClaimRole.INFORMATION)
     holds = {Outcome.NONE: True, Outcome.FOUND: False, Outcome.UNKNOWN: None}[family.outcome]
-    evidence = {"holds": holds, "method": "enumerate" if holds is not None else "not-enumerated",
+    method = ConditionMethod.ENUMERATE if holds is not None else ConditionMethod.NOT_ENUMERATED
+    evidence = {"holds": holds, "method": method,
                 "checked": family.checked, "total": family.total, "violations": family.violation_count}
     if family.outcome is Outcome.FOUND:
         v = family.violations[0]
@@ -98,7 +93,7 @@ def paper_condition_claim(family, n: int, cid: str = "paper-condition") -> Claim
         text = "the paper's sufficient condition holds: Σ β(i) v_i a_i ≠ 0 for every β ∈ {0,±1}ⁿ∖0"
     else:
         text = f"the paper's sufficient condition was not enumerated ({family.note or 'n too large'})"
-    return Claim(cid, ClaimKind.PAPER_CONDITION, text, REF_PAPER, evidence, role="information")
+    return Claim(cid, ClaimKind.PAPER_CONDITION, text, REF_PAPER, evidence, role=ClaimRole.INFORMATION)
 
 
 def _embed(net: Network, embed: bool | None) -> bool:
@@ -121,14 +116,14 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
     claims: list[Claim] = []
     v = decision.verdict
     st = decision.stratum
-    if st == "affine":
+    if st == Stratum.AFFINE:
         claims.append(Claim("affine", ClaimKind.EMPTY, "the network has no hidden layer: it is the affine map "
                             "x ↦ Wx + b, whose linear part is W and whose value at 0 is b, so its fibre is {θ}",
                             "docs/mathematics.md §1", {}))
-    if st == "empty":
+    if st == Stratum.EMPTY:
         claims.append(Claim("empty", ClaimKind.EMPTY, "the network has no hidden neurons, so its fibre is {θ}",
                             "Ramakrishnan 2026, §2.1", {}))
-    if st == "generic":
+    if st == Stratum.GENERIC:
         claims.append(Claim("generic", ClaimKind.GENERIC_STRATUM,
                             "every output column m_i ≠ 0, every a_i ≠ 0, and the rows (a_i, b_i) are "
                             "pairwise linearly independent; so the fibre is the union of the orbits of "
@@ -138,7 +133,7 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
             claim = flip_claim(decision.flip)
             if claim is not None:
                 claims.append(claim)
-    if st == "opposite-pairs" and decision.pattern is not None:
+    if st == Stratum.OPPOSITE_PAIRS and decision.pattern is not None:
         claims.append(Claim("essential", ClaimKind.ESSENTIAL_STRATUM,
                             "no dead or constant neuron, no positively proportional rows, every opposite "
                             "pair has a nonzero kink, and the pair directions are linearly independent",
@@ -160,7 +155,7 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
                             f"the fibre of θ is the disjoint union of {orbits} H_n-orbits, one per flip set "
                             "(∅ included): the orbits of θ_F", REF_EXACT,
                             {**decision.fibre.evidence, "orbits": orbits,
-                             "flip_sets": [sorted(F) for F in decision.fibre.flip_sets]}, role="information"))
+                             "flip_sets": [sorted(F) for F in decision.fibre.flip_sets]}, role=ClaimRole.INFORMATION))
     if decision.paper_condition is not None:
         claims.append(paper_condition_claim(decision.paper_condition, theta.n))
     if fundim is not None and fundim.points:
@@ -209,7 +204,7 @@ def fundim_claims(fd) -> list[Claim]:
         st = (f"dim_fun(θ) >= {fd.rank} (certified lower bound; the computation stopped at the time budget); upper "
               f"bound U = {fd.upper_bound}")
     claims = [Claim(id="fundim", kind=ClaimKind.FUNCTIONAL_DIMENSION, statement=st, reference=REF_FUNDIM,
-                    evidence=_fundim_evidence(fd), role="information")]
+                    evidence=_fundim_evidence(fd), role=ClaimRole.INFORMATION)]
     if fd.full_rank:
         ev = _fundim_evidence(fd)
         ev["hypotheses"] = ("every listed point is generic (no hidden pre-activation is 0); the Jacobian rank is "
@@ -221,25 +216,25 @@ def fundim_claims(fd) -> list[Claim]:
                        "with it on finitely many generic points near the listed ones) is a positive rescaling of "
                        "θ, with the same neuron order. This is a statement about parameters near θ only: it does "
                        "not exclude hidden symmetries far from θ"),
-            reference=REF_LOCAL, evidence=ev, role="information"))
+            reference=REF_LOCAL, evidence=ev, role=ClaimRole.INFORMATION))
     return claims
 
 
 def _premise_claim(m, cid: str) -> Claim:
-    if m.kind == "never-coactive":
+    if m.kind == Mechanism.NEVER_COACTIVE:
         ev = {"layer": m.layer, "upstream": m.neurons[0], "downstream": m.neurons[1]}
-    elif m.kind in ("layer-flip", "proportional-neurons", "affine-layer-flip"):
+    elif m.kind in (Mechanism.LAYER_FLIP, Mechanism.PROPORTIONAL_NEURONS, Mechanism.AFFINE_LAYER_FLIP):
         ev = {"layer": m.layer, "neurons": list(m.neurons)}
     else:
         ev = {"layer": m.layer, "neuron": m.neurons[0]}
-    if m.kind in ("collapsed-kink", "affine-layer-flip"):
+    if m.kind in (Mechanism.COLLAPSED_KINK, Mechanism.AFFINE_LAYER_FLIP):
         ev.update(m.evidence)        # per successor / per output row: Farkas trees (docs/mathematics.md §6.2)
-    elif m.method == "farkas":
+    elif m.method == PremiseMethod.FARKAS:
         ev["tree"] = m.evidence      # a reluid.farkas-tree/1 certificate for exactly these neurons
-    elif m.method in ("affine", "orthant"):
+    elif m.method in (PremiseMethod.AFFINE, PremiseMethod.ORTHANT):
         ev["method"] = m.method      # a proof by inspection, which the checker redoes
-    return Claim(id=cid, kind=DEEP_PREMISE_KINDS[m.kind], statement=m.statement, reference=m.reference, evidence=ev,
-                 role="verdict")
+    return Claim(id=cid, kind=PREMISE_KIND[m.kind], statement=m.statement, reference=m.reference, evidence=ev,
+                 role=ClaimRole.VERDICT)
 
 
 def _deep_information_claims(report, fd) -> list[Claim]:
@@ -254,14 +249,14 @@ def _deep_information_claims(report, fd) -> list[Claim]:
             reference="Grigsby, Lindsey, Rolnick 2023, Section 5, mechanisms (i), (ii)",
             evidence={"points": _points(a.points), "active": [list(t) for t in a.active],
                       "inactive": [list(t) for t in a.inactive], "coactive": [list(t) for t in a.coactive]},
-            role="information"))
+            role=ClaimRole.INFORMATION))
     if report.no_flip_layers:
         claims.append(Claim(
             id="no-layer-flip", kind=ClaimKind.DEEP_NO_LAYER_FLIP,
             statement=(f"hidden layers {list(report.no_flip_layers)} have no layer flip set: the vectors "
                        "vec(W^{l+1}[:, i] W^l[i, :]) are linearly independent"),
             reference="Grigsby, Lindsey, Rolnick 2023, Section 5, mechanism (iv); flip sets (Ramakrishnan 2026)",
-            evidence={"layers": list(report.no_flip_layers), "prime": FLIP_CHECK_PRIME}, role="information"))
+            evidence={"layers": list(report.no_flip_layers), "prime": FLIP_CHECK_PRIME}, role=ClaimRole.INFORMATION))
     if fd is not None and fd.points:
         claims.extend(fundim_claims(fd))
     return claims
@@ -310,7 +305,7 @@ def pinning_evidence(pin) -> dict:
     ``order``: per layer-2 neuron in pinning order its seed, its edges ``[region, j]`` (x frame:
     ``[region, j, wall point]``) and the W.3 method; ``h4``: the bend triples and the method.
     """
-    x = pin.frame.kind == "x"
+    x = pin.frame.kind == Frame.X
     regions = []
     for s, point, vis, inv in pin.regions:
         r = {"signs": _signs(s)}
@@ -374,7 +369,7 @@ def _two_layer_certificate(decision, embedded, producer) -> Certificate:
     producer = {**producer, "theorem": REF_TWO_LAYERS, "strict_systems": theorem.systems}
     if decision.verdict is Verdict.NO_HIDDEN:
         return Certificate(verdict=Verdict.NO_HIDDEN, network_sha256=net.sha256(), architecture=net.architecture,
-                           claims=tuple(_two_layer_claims(theorem, "verdict") + info), network=embedded,
+                           claims=tuple(_two_layer_claims(theorem, ClaimRole.VERDICT) + info), network=embedded,
                            producer=producer, assumption=net.assumption)
     F1, F2 = (sorted(F) for F in theorem.witness_flips)
     theta2 = decision.witness
@@ -387,14 +382,14 @@ def _two_layer_certificate(decision, embedded, producer) -> Certificate:
                    "function (docs/mathematics.md §8, Proposition 8.11), lies outside the orbit of θ (Proposition "
                    f"8.12), and agrees with θ at {len(decision.inputs)} listed inputs"),
         reference="docs/mathematics.md §8.1 (θ^{F1,F2}), Propositions 8.11 and 8.12",
-        evidence={"mechanism": "two-layer-flip", "layer": 1, "neurons": F1, "layer2_neurons": F2,
+        evidence={"mechanism": Mechanism.TWO_LAYER_FLIP, "layer": 1, "neurons": F1, "layer2_neurons": F2,
                   "network": theta2.to_dict(), "inputs": _points(decision.inputs)})
     details = {"F1": [j + 1 for j in F1], "F2": [k + 1 for k in F2], "theorem": REF_TWO_LAYERS}
     if orbits is not None:
         details["orbits"] = orbits
-    witness = Witness(mechanism="two-layer-flip", network=theta2, details=details)
+    witness = Witness(mechanism=Mechanism.TWO_LAYER_FLIP, network=theta2, details=details)
     return Certificate(verdict=Verdict.HIDDEN, network_sha256=net.sha256(), architecture=net.architecture,
-                       claims=(wclaim, *_two_layer_claims(theorem, "information"), *info), network=embedded,
+                       claims=(wclaim, *_two_layer_claims(theorem, ClaimRole.INFORMATION), *info), network=embedded,
                        witness=witness, producer=producer, assumption=net.assumption)
 
 
@@ -436,7 +431,7 @@ def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Ce
                   "network": theta2.to_dict(), "inputs": _points(inputs)})
     # shown 1-based, like the layers; the "neurons" fields stay 0-based indices
     where = (f"hidden layer {m.layer - 1} neuron {m.neurons[0] + 1} -> hidden layer {m.layer} neuron "
-             f"{m.neurons[1] + 1}" if m.kind == "never-coactive"
+             f"{m.neurons[1] + 1}" if m.kind == Mechanism.NEVER_COACTIVE
              else f"hidden layer {m.layer}, neurons {[i + 1 for i in m.neurons]}")
     witness = Witness(mechanism=m.kind, network=theta2,
                       details={"location": where, "layer": m.layer, "neurons": list(m.neurons),
@@ -474,4 +469,4 @@ def reduced_no_hidden_claim(reduction, reduced_cert: Certificate) -> Claim:
         reference=REF_REDUCED,
         evidence={"reduction": reduction_document(reduction), "network": red.to_dict(),
                   "certificate": reduced_cert.to_dict()},
-        role="information")
+        role=ClaimRole.INFORMATION)

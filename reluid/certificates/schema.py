@@ -32,9 +32,11 @@ from reluid.errors import CertificateError, InvalidNetwork, ReluidError
 from reluid.model.network import Layer, Network
 from reluid.model.jsondata import freeze, thaw
 from reluid.model.rational import parse_canonical
-from reluid.verdicts import Verdict
+from reluid.verdicts import (ConditionMethod, CoverMethod, FlipSetMethod, Frame, Mechanism, Name, PinningCase,
+                             PremiseMethod, Verdict)
 
-__all__ = ["FORMAT", "Verdict", "ClaimKind", "Claim", "Witness", "Certificate", "to_json", "from_json",
+__all__ = ["FORMAT", "Verdict", "ClaimKind", "ClaimRole", "Mechanism", "PREMISE_KIND", "FlipSetMethod",
+           "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame", "Claim", "Witness", "Certificate", "to_json", "from_json",
            "read_certificate", "write_certificate", "freeze", "thaw", "network_from_dict", "q", "qs"]
 
 FORMAT = "reluid.certificate/2"
@@ -78,6 +80,21 @@ class ClaimKind(enum.StrEnum):
     DEEP_LAYER_NO_FLIP_SET = "deep-layer-no-flip-set"
     REDUCED_NO_HIDDEN = "reduced-no-hidden-symmetries"
     DEEP_TWO_LAYER_PINNING = "deep-two-layer-pinning"
+
+
+class ClaimRole(Name):
+    """The producer's label of a claim (never believed: see :class:`Claim`)."""
+
+    VERDICT = "verdict"
+    INFORMATION = "information"
+
+
+#: The claim kind that proves each deep mechanism's premise (the producer writes it, the checker matches it).
+PREMISE_KIND: Mapping[Mechanism, ClaimKind] = MappingProxyType({
+    Mechanism.DEAD_NEURON: ClaimKind.DEEP_DEAD_NEURON, Mechanism.ALWAYS_ACTIVE: ClaimKind.DEEP_ALWAYS_ACTIVE,
+    Mechanism.NEVER_COACTIVE: ClaimKind.DEEP_NEVER_COACTIVE, Mechanism.LAYER_FLIP: ClaimKind.DEEP_LAYER_FLIP,
+    Mechanism.ZERO_OUTGOING: ClaimKind.DEEP_ZERO_OUTGOING, Mechanism.PROPORTIONAL_NEURONS: ClaimKind.DEEP_PROPORTIONAL,
+    Mechanism.COLLAPSED_KINK: ClaimKind.DEEP_COLLAPSED_KINK, Mechanism.AFFINE_LAYER_FLIP: ClaimKind.DEEP_AFFINE_FLIP})
 
 
 def _kind(kind):
@@ -124,12 +141,12 @@ class Claim:
     statement: str
     reference: str
     evidence: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    role: str = "verdict"
+    role: str = ClaimRole.VERDICT
 
     def __post_init__(self):
         object.__setattr__(self, "kind", _kind(self.kind))
         object.__setattr__(self, "evidence", freeze(self.evidence))
-        if self.role not in ("verdict", "information"):
+        if self.role not in tuple(ClaimRole):
             raise CertificateError(f"claim {self.id}: role must be 'verdict' or 'information'")
 
     def __repr__(self) -> str:

@@ -58,23 +58,23 @@ from reluid.checker.registry import VERIFIERS, WORK_LIMIT, Budget, Context, Work
 from reluid.checker.search import SEARCHED
 from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Network
-from reluid.verdicts import Verdict
+from reluid.verdicts import ClaimStatus, Stratum, Verdict
 
 __all__ = ["ClaimCheck", "CheckReport", "check_certificate", "VERIFIED", "INFORMATION", "NOT_REVERIFIED",
            "FAILED"]
 
-#: The checker's own statuses for a claim.
-VERIFIED = "verified"                 # evidence the derivation rule used, verified
-INFORMATION = "information verified"   # a side fact, re-verified
-NOT_REVERIFIED = "not re-verified"     # a kind the checker does not know: nothing is taken from it
-FAILED = "failed"
+#: The checker's statuses for a claim, by the names this module has always exported (:class:`ClaimStatus`).
+VERIFIED, INFORMATION, NOT_REVERIFIED, FAILED = (ClaimStatus.VERIFIED, ClaimStatus.INFORMATION,
+                                                 ClaimStatus.NOT_REVERIFIED, ClaimStatus.FAILED)
 
 @dataclass(frozen=True, slots=True)
 class ClaimCheck:
     id: str
     kind: str
-    status: str
+    status: ClaimStatus
     message: str
+    #: not re-verified because its verification needed more than the work limit left (a larger limit may verify it)
+    over_limit: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,7 @@ class CheckReport:
     def exit_code(self) -> int:
         return 0 if self.valid else 1
 
-    def status(self, claim_id: str) -> str | None:
+    def status(self, claim_id: str) -> ClaimStatus | None:
         return next((c.status for c in self.claims if c.id == claim_id), None)
 
 
@@ -124,16 +124,16 @@ class _Ledger:
         self.budget = budget
         self.done: dict[str, ClaimCheck] = {}
 
-    def mark(self, claim, status: str, message: str) -> None:
-        self.done[claim.id] = ClaimCheck(claim.id, str(claim.kind), status, message)
+    def mark(self, claim, status: ClaimStatus, message: str, over_limit: bool = False) -> None:
+        self.done[claim.id] = ClaimCheck(claim.id, str(claim.kind), status, message, over_limit)
 
     def verified(self, *kinds):
         """The verified claims of the given kinds, in certificate order."""
-        return [c for c in self.cert.claims if c.kind in kinds and self.done[c.id].status == INFORMATION]
+        return [c for c in self.cert.claims if c.kind in kinds and self.done[c.id].status is ClaimStatus.INFORMATION]
 
     def use(self, claim) -> None:
         """The rule rests on ``claim``: shown as verified evidence rather than a side fact."""
-        self.done[claim.id] = ClaimCheck(claim.id, str(claim.kind), VERIFIED, self.done[claim.id].message)
+        self.done[claim.id] = ClaimCheck(claim.id, str(claim.kind), ClaimStatus.VERIFIED, self.done[claim.id].message)
 
     def report(self, valid: bool, rule: str, reason: str = "") -> CheckReport:
         ordered = tuple(self.done[c.id] for c in self.cert.claims if c.id in self.done)
@@ -164,13 +164,13 @@ def _shallow_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
     theta = net.shallow()
     st = _shallow.classify(theta)
     if cert.verdict is Verdict.NO_HIDDEN:
-        if st.name == "empty":
+        if st.name == Stratum.EMPTY:
             return "n = 0: the fibre of a constant network is a single point"
-        if st.name == "generic":
+        if st.name == Stratum.GENERIC:
             _needs(ledger, {ClaimKind.NO_FLIP_SET}, "certificate that θ has no flip set")
             return ("generic stratum (recomputed) and no flip set (verified): the fibre is the orbit "
                     "(docs/mathematics.md §2)")
-        if st.name == "opposite-pairs":
+        if st.name == Stratum.OPPOSITE_PAIRS:
             _needs(ledger, {ClaimKind.NO_OTHER_PATTERN}, "certificate that no other realisation pattern exists")
             return ("essential stratum (recomputed) and no realisation pattern other than θ's own (verified): "
                     "the fibre is the orbit (docs/mathematics.md §4)")
@@ -239,7 +239,7 @@ def _deep_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
             if _deep.premise_of(c) == mech.key:
                 ledger.use(c)
     for claim in cert.claims:
-        if claim.kind == ClaimKind.DEEP_WITNESS and ledger.done[claim.id].status == INFORMATION:
+        if claim.kind == ClaimKind.DEEP_WITNESS and ledger.done[claim.id].status is ClaimStatus.INFORMATION:
             ledger.use(claim)
     return _searched(f"explicit witness: θ′ {mech.what}" + (f", and {mech.premise_text} (verified)" if mech.premise
                                                              else "") + "; θ′ lies outside the orbit of θ",
@@ -291,16 +291,17 @@ def check_certificate(cert: Certificate, network: Network | None = None, *,
         if claim.kind == ClaimKind.WITNESS:
             verifier = _witness_verifier(cert)
         if verifier is None:
-            ledger.mark(claim, NOT_REVERIFIED, "a claim of a kind the checker does not know: nothing is taken "
-                                               "from it")
+            ledger.mark(claim, ClaimStatus.NOT_REVERIFIED,
+                        "a claim of a kind the checker does not know: nothing is taken from it")
             continue
         start = len(budget.searches)
         try:
-            ledger.mark(claim, INFORMATION, _searched(_verify(claim, net, verifier, budget), budget.searches[start:]))
+            ledger.mark(claim, ClaimStatus.INFORMATION,
+                        _searched(_verify(claim, net, verifier, budget), budget.searches[start:]))
         except WorkLimit as e:
-            ledger.mark(claim, NOT_REVERIFIED, f"{e.reason}: nothing is taken from it")
+            ledger.mark(claim, ClaimStatus.NOT_REVERIFIED, f"{e.reason}: nothing is taken from it", over_limit=True)
         except CheckFailed as e:
-            ledger.mark(claim, FAILED, e.reason)
+            ledger.mark(claim, ClaimStatus.FAILED, e.reason)
             return ledger.report(False, "", f"claim {claim.id} ({claim.kind}) is false: {e.reason}")
     try:
         rule = (_affine_rule if net.depth == 1 else _shallow_rule if net.is_shallow else _deep_rule)(cert, net, ledger)

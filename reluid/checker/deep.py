@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from reluid.certificates.schema import ClaimKind, qs
+from reluid.certificates.schema import PREMISE_KIND, ClaimKind, Mechanism, qs
 from reluid.checker import readers as R
 from reluid.checker.farkas import verify_no_input
 from reluid.checker.linalg import rank_mod_p
@@ -254,20 +254,20 @@ def verify_affine_flip(evidence, ctx: Context) -> str:
 def premise_of(claim) -> tuple:
     """What a verified premise claim proves, as the key :func:`construction` asks for (fields already read)."""
     ev = claim.evidence
-    if claim.kind == ClaimKind.DEEP_COLLAPSED_KINK:
-        return ("collapsed-kink", ev["layer"], (ev["neuron"],))
-    if claim.kind == ClaimKind.DEEP_AFFINE_FLIP:
-        return ("affine-layer-flip", ev["layer"], tuple(sorted(ev["neurons"])), qs(ev["constant"]))
-    if claim.kind == ClaimKind.DEEP_NEVER_COACTIVE:
-        return ("never-coactive", ev["layer"], (ev["upstream"], ev["downstream"]))
-    if claim.kind == ClaimKind.DEEP_LAYER_FLIP:
-        return ("layer-flip", ev["layer"], tuple(sorted(ev["neurons"])))
-    if claim.kind == ClaimKind.DEEP_PROPORTIONAL:
-        return ("proportional-neurons", ev["layer"], tuple(ev["neurons"]))
-    if claim.kind == ClaimKind.DEEP_ZERO_OUTGOING:
-        return ("zero-outgoing", ev["layer"], (ev["neuron"],))
-    return ("dead-neuron" if claim.kind == ClaimKind.DEEP_DEAD_NEURON else "always-active", ev["layer"],
-            (ev["neuron"],))
+    mechanism = _MECHANISM_OF[claim.kind]
+    if mechanism is Mechanism.AFFINE_LAYER_FLIP:
+        return (mechanism, ev["layer"], tuple(sorted(ev["neurons"])), qs(ev["constant"]))
+    if mechanism is Mechanism.NEVER_COACTIVE:
+        return (mechanism, ev["layer"], (ev["upstream"], ev["downstream"]))
+    if mechanism is Mechanism.LAYER_FLIP:
+        return (mechanism, ev["layer"], tuple(sorted(ev["neurons"])))
+    if mechanism is Mechanism.PROPORTIONAL_NEURONS:
+        return (mechanism, ev["layer"], tuple(ev["neurons"]))
+    return (mechanism, ev["layer"], (ev["neuron"],))
+
+
+#: The mechanism whose premise each premise claim kind proves (the inverse of the schema's map).
+_MECHANISM_OF = {kind: mechanism for mechanism, kind in PREMISE_KIND.items()}
 
 
 @verifies(ClaimKind.DEEP_DEAD_NEURON)
@@ -331,7 +331,8 @@ class Construction:
     @property
     def key(self) -> tuple:
         """The fact behind the construction, as :func:`premise_of` states it."""
-        return (self.kind, self.layer, tuple(sorted(self.neurons)) if self.kind == "layer-flip" else self.neurons)
+        neurons = tuple(sorted(self.neurons)) if self.kind == Mechanism.LAYER_FLIP else self.neurons
+        return (self.kind, self.layer, neurons)
 
 
 def _single(ctx, items, what: str):
@@ -348,7 +349,7 @@ def _dead_neuron(ctx, kind, a, b, diffs) -> Construction:
         fail(ctx, "θ′ changes more than outgoing weights of hidden neurons")
     l, i = _single(ctx, ((d[1], d[3]) for d in diffs), "changes the outgoing weights")
     return Construction(kind, l, (i,), f"changes only the outgoing weights of neuron {i + 1} in hidden layer {l}",
-                        ("dead-neuron", l, (i,)), f"that neuron is dead (no input has z^{l}_{i + 1} > 0)")
+                        (Mechanism.DEAD_NEURON, l, (i,)), f"that neuron is dead (no input has z^{l}_{i + 1} > 0)")
 
 
 def _bias_shift(ctx, kind, a, b, diffs) -> Construction:
@@ -372,11 +373,11 @@ def _bias_shift(ctx, kind, a, b, diffs) -> Construction:
     if any(d[0] == "W" or not ((d[1] == l - 1 and d[2] == i) or d[1] == l) for d in diffs):
         fail(ctx, f"θ′ changes parameters other than b^{l}_{i + 1} and b^{l + 1}")
     what = f"moves δ = {R.show(delta)} from b^{l + 1} into the bias of neuron {i + 1} in hidden layer {l}"
-    if kind == "collapsed-kink":
-        return Construction(kind, l, (i,), what, ("collapsed-kink", l, (i,)),
+    if kind == Mechanism.COLLAPSED_KINK:
+        return Construction(kind, l, (i,), what, (Mechanism.COLLAPSED_KINK, l, (i,)),
                             f"the next layer collapses that neuron's kink (every successor is <= 0, with and "
                             f"without the neuron's ReLU, wherever z^{l}_{i + 1} < 0)")
-    return Construction(kind, l, (i,), what, ("always-active", l, (i,)),
+    return Construction(kind, l, (i,), what, (Mechanism.ALWAYS_ACTIVE, l, (i,)),
                         f"that neuron is always active (no input has z^{l}_{i + 1} < 0)")
 
 
@@ -388,7 +389,8 @@ def _never_coactive(ctx, kind, a, b, diffs) -> Construction:
     l = m + 1
     if not b.layers[m].weight[j][i] < a.layers[m].weight[j][i]:
         fail(ctx, f"W^{l}[{j + 1}, {i + 1}] must decrease")
-    return Construction(kind, l, (i, j), f"decreases W^{l}[{j + 1}, {i + 1}]", ("never-coactive", l, (i, j)),
+    return Construction(kind, l, (i, j), f"decreases W^{l}[{j + 1}, {i + 1}]",
+                        (Mechanism.NEVER_COACTIVE, l, (i, j)),
                         f"neuron {i + 1} of hidden layer {l - 1} and neuron {j + 1} of hidden layer {l} are never "
                         f"co-active (no input has z^{l - 1}_{i + 1} > 0 and z^{l}_{j + 1} > 0)")
 
@@ -452,7 +454,7 @@ def _affine_layer_flip(ctx, kind, a, b, diffs) -> Construction:
         fail(ctx, f"θ′ changes more than the rows in F and b^{l + 1}")
     constant = tuple(y - x for x, y in zip(Na.bias, Nb.bias))
     return Construction(kind, l, F, f"flips F = {{{_one_based(F)}}} in hidden layer {l} and adds "
-                        f"{[R.show(c) for c in constant]} to b^{l + 1}", ("affine-layer-flip", l, F, constant),
+                        f"{[R.show(c) for c in constant]} to b^{l + 1}", (Mechanism.AFFINE_LAYER_FLIP, l, F, constant),
                         f"Σ_(i∈F) W^{l + 1}[:, i] z^{l}_i is that constant on R^n0")
 
 
@@ -478,10 +480,12 @@ def _two_layer_flip(ctx, kind, a, b, diffs):
 
 
 #: The construction of each mechanism, read from the differences between θ′ and θ.
-_CONSTRUCTIONS = {"dead-neuron": _dead_neuron, "always-active": _bias_shift, "collapsed-kink": _bias_shift,
-                  "never-coactive": _never_coactive, "zero-outgoing": _zero_outgoing_construction,
-                  "proportional-neurons": _proportional_construction, "affine-layer-flip": _affine_layer_flip,
-                  "layer-flip": _layer_flip, "two-layer-flip": _two_layer_flip}
+_CONSTRUCTIONS = {Mechanism.DEAD_NEURON: _dead_neuron, Mechanism.ALWAYS_ACTIVE: _bias_shift,
+                  Mechanism.COLLAPSED_KINK: _bias_shift, Mechanism.NEVER_COACTIVE: _never_coactive,
+                  Mechanism.ZERO_OUTGOING: _zero_outgoing_construction,
+                  Mechanism.PROPORTIONAL_NEURONS: _proportional_construction,
+                  Mechanism.AFFINE_LAYER_FLIP: _affine_layer_flip, Mechanism.LAYER_FLIP: _layer_flip,
+                  Mechanism.TWO_LAYER_FLIP: _two_layer_flip}
 
 
 def _read_construction(ctx, kind: str, a: Network, b: Network) -> Construction:

@@ -75,6 +75,7 @@ from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.checker.search import searched
 from reluid.errors import ReluidError
 from reluid.model.network import Shallow
+from reluid.verdicts import FlipSetMethod, Stratum
 
 __all__ = ["ENUMERATE_LIMIT", "MITM_LIMIT", "LATTICE_ENUM_NODE_LIMIT", "verify_flip_set", "verify_no_flip_set", "flip_sets_of",
            "verify_fibre_orbits"]
@@ -82,13 +83,15 @@ __all__ = ["ENUMERATE_LIMIT", "MITM_LIMIT", "LATTICE_ENUM_NODE_LIMIT", "verify_f
 ENUMERATE_LIMIT = 22
 MITM_LIMIT = 44
 _HASH = 2**61 - 1
-_KEYS = {"rank": {"method", "p", "rows"}, "enumerate": {"method", "p", "rows"}, "mitm": {"method", "n"},
-         "lattice": {"method", "p", "basis", "inverse", "rank_rows", "rank_cols"},
-         "lattice-enum": {"method", "p", "basis", "inverse", "rank_rows", "rank_cols", "nodes"},
-         "separation": {"method", "y"}, "separation-split": {"method", "y", "rest", "sub"},
-         "z3": {"method", "encoding", "rows"}}
+_KEYS = {FlipSetMethod.RANK: {"method", "p", "rows"}, FlipSetMethod.ENUMERATE: {"method", "p", "rows"},
+         FlipSetMethod.MITM: {"method", "n"},
+         FlipSetMethod.LATTICE: {"method", "p", "basis", "inverse", "rank_rows", "rank_cols"},
+         FlipSetMethod.LATTICE_ENUM: {"method", "p", "basis", "inverse", "rank_rows", "rank_cols", "nodes"},
+         FlipSetMethod.SEPARATION: {"method", "y"}, FlipSetMethod.SEPARATION_SPLIT: {"method", "y", "rest", "sub"},
+         FlipSetMethod.Z3: {"method", "encoding", "rows"}}
 #: the certificates a ``separation-split`` may rest on for the neurons it leaves
-_SUB_METHODS = ("rank", "lattice", "lattice-enum", "enumerate", "mitm")
+_SUB_METHODS = (FlipSetMethod.RANK, FlipSetMethod.LATTICE, FlipSetMethod.LATTICE_ENUM, FlipSetMethod.ENUMERATE,
+                FlipSetMethod.MITM)
 LATTICE_ENUM_NODE_LIMIT = 1 << 25
 """Most nodes the checker enumerates for a ``lattice-enum`` certificate (about 100 s of Python)."""
 LATTICE_ENUM_LEAF_LIMIT = 1 << 16
@@ -215,10 +218,11 @@ def flip_sets_of(evidence, ctx: Context) -> set[frozenset]:
     """Every flip set, found by re-running the ``enumerate`` or ``mitm`` search named in ``evidence``."""
     theta = _theta(ctx)
     method = evidence.get("method")
-    if method not in ("enumerate", "mitm") or set(evidence) - {"orbits", "flip_sets"} != _KEYS[method]:
+    if (method not in (FlipSetMethod.ENUMERATE, FlipSetMethod.MITM)
+            or set(evidence) - {"orbits", "flip_sets"} != _KEYS[method]):
         fail(ctx, f"an enumeration needs enumerate or mitm evidence, got {method!r} with {sorted(evidence)}")
     sink = _Collect(ctx, theta, True)
-    (_enumerate if method == "enumerate" else _mitm_claim)(evidence, ctx, theta, sink)
+    (_enumerate if method == FlipSetMethod.ENUMERATE else _mitm_claim)(evidence, ctx, theta, sink)
     return sink.found
 
 
@@ -228,7 +232,7 @@ def verify_fibre_orbits(evidence, ctx: Context) -> str:
     from reluid.checker.shallow import classify
 
     theta = _theta(ctx)
-    if classify(theta).name != "generic":
+    if classify(theta).name != Stratum.GENERIC:
         fail(ctx, "the orbit count by flip sets holds on the generic stratum only")
     found = flip_sets_of(evidence, ctx)
     listed = {frozenset(_indices(ctx, F, theta.n, "flip set"))
@@ -596,5 +600,6 @@ def _separation_split(ev, ctx, theta, sink):
             f"(τ = the total negative score), and there {inner}")
 
 
-_VERIFY = {"rank": _rank, "lattice": _lattice, "lattice-enum": _lattice_enum, "enumerate": _enumerate,
-           "mitm": _mitm_claim, "z3": _z3, "separation": _separation, "separation-split": _separation_split}
+_VERIFY = {FlipSetMethod.RANK: _rank, FlipSetMethod.LATTICE: _lattice, FlipSetMethod.LATTICE_ENUM: _lattice_enum,
+           FlipSetMethod.ENUMERATE: _enumerate, FlipSetMethod.MITM: _mitm_claim, FlipSetMethod.Z3: _z3,
+           FlipSetMethod.SEPARATION: _separation, FlipSetMethod.SEPARATION_SPLIT: _separation_split}

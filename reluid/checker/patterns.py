@@ -51,15 +51,17 @@ from reluid.checker.search import searched
 from reluid.checker.shallow import _line
 from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Shallow
+from reluid.verdicts import FlipSetMethod, PatternMethod
 
 __all__ = ["CASE_LIMIT", "ENUMERATE_LIMIT", "verify_no_other_pattern"]
 
 CASE_LIMIT = 10_000
 ENUMERATE_LIMIT = 22
 _SKETCH_PRIME = 2**61 - 1
-_EXTRA = {"own-only": set(), "flip": {"evidence"}, "box": {"y"}, "lattice": {"evidence"}, "modp-enum": {"prime"},
-          "proj-enum": {"T", "F"}}
-_FLIP_METHODS = ("rank", "lattice", "lattice-enum", "separation", "separation-split", "enumerate", "mitm")
+_EXTRA = {PatternMethod.OWN_ONLY: set(), PatternMethod.FLIP: {"evidence"}, PatternMethod.BOX: {"y"},
+          PatternMethod.LATTICE: {"evidence"}, PatternMethod.MODP_ENUM: {"prime"}, PatternMethod.PROJ_ENUM: {"T", "F"}}
+#: the flip-set certificates a pattern case may nest: every method but z3 (its answer is no checkable certificate)
+_FLIP_METHODS = tuple(m for m in FlipSetMethod if m is not FlipSetMethod.Z3)
 _ZERO = Fraction(0)
 
 
@@ -205,28 +207,28 @@ def _verify(evidence, ctx: Context) -> str:
 
 def _verify_case(ctx, th: _Theta, case: _Case, ent) -> None:
     meth, where = ent["method"], case.where()
-    if meth == "own-only":
+    if meth == PatternMethod.OWN_ONLY:
         if not (case.own and not case.J):
             fail(ctx, f"{where}: own-only needs the own case of a θ without single neurons")
         return
     if case.own:
-        if meth != "flip":
+        if meth != PatternMethod.FLIP:
             fail(ctx, f"{where}: the own case is certified by own-only or flip, not {meth}")
         if case.mp == 0:
             fail(ctx, f"{where}: m′ = 0, so flipping any single neuron is absorbed by the pairs")
         _nested(ctx, where, ent["evidence"], _FLIP_METHODS, _virtual_network(th, case))
         return
-    if meth == "flip":
+    if meth == PatternMethod.FLIP:
         fail(ctx, f"{where}: flip certifies the own case only")
     if min(th.k, case.mp) <= case.q:
         fail(ctx, f"{where}: min(k, m′) = {min(th.k, case.mp)} ≤ q, so every orientation solves this case")
-    if meth in ("box", "lattice", "modp-enum") and case.q != 0:
+    if meth in (PatternMethod.BOX, PatternMethod.LATTICE, PatternMethod.MODP_ENUM) and case.q != 0:
         fail(ctx, f"{where}: {meth} applies to q = 0 only")
-    if meth == "box":
+    if meth == PatternMethod.BOX:
         _box(ctx, th, case, _rationals(ctx, ent["y"], f"{where}: y", th.k * case.mp))
-    elif meth == "lattice":
-        _nested(ctx, where, ent["evidence"], ("rank", "lattice"), _lattice_network(th, case))
-    elif meth == "modp-enum":
+    elif meth == PatternMethod.LATTICE:
+        _nested(ctx, where, ent["evidence"], (FlipSetMethod.RANK, FlipSetMethod.LATTICE), _lattice_network(th, case))
+    elif meth == PatternMethod.MODP_ENUM:
         _modp_enum(ctx, th, case, _int(ctx, ent["prime"], f"{where}: prime"))
     else:
         _proj_enum(ctx, th, case, ent)

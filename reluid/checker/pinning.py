@@ -42,6 +42,7 @@ from reluid.certificates.schema import CertificateError, ClaimKind, q, qs
 from reluid.checker import two_layers as _tl
 from reluid.checker.linalg import rref
 from reluid.checker.registry import Context, charge, fail, verifies
+from reluid.verdicts import CoverMethod, Frame, PinningCase
 
 __all__ = ["verify_pinning", "MAX_B_WIDTH", "MAX_EXHAUSTIVE", "PRIME"]
 
@@ -94,7 +95,7 @@ class _Theta:
         self.A, self.a, self.W, self.w, self.V = L1.weight, L1.bias, L2.weight, L2.bias, L3.weight
         self.frame = frame
         n0, n1 = self.n0, self.n1
-        if frame == "u":
+        if frame == Frame.U:
             self.d = n1
             self.u = [tuple(1 if t == j else 0 for t in range(n1)) + (0,) for j in range(n1)]
             self.piv = list(range(n1))
@@ -112,7 +113,7 @@ class _Theta:
 
     def g(self, ctx, s):
         if s not in self._g:
-            if self.frame == "u":
+            if self.frame == Frame.U:
                 charge(ctx, self.n2 * (self.n1 + 1), "the layer-2 pieces of a region")
                 self._g[s] = [tuple(r[i] if s[i] > 0 else 0 for i in range(self.n1)) + (r[-1],) for r in self.rows]
             else:
@@ -136,7 +137,7 @@ class _Theta:
             charge(ctx, self.n2 * (self.d + 1) * 2, "the pieces modulo u_j on a wall")
             out = []
             for gk in g:
-                if self.frame == "u":
+                if self.frame == Frame.U:
                     v = gk[:j] + (0,) + gk[j + 1:]
                 else:
                     uj, p = self.u[j], self.piv[j]
@@ -158,7 +159,7 @@ def _orthant_zero(coeffs, w) -> bool:
 
 def _h0(ctx, T):
     charge(ctx, (T.n1 + T.n2) * (max(T.n0, T.n1) + 2) + T.n2 * T.n3, "H0 and H0′")
-    if T.frame == "x":
+    if T.frame == Frame.X:
         seen = {}
         for j in range(T.n1):
             if not any(T.A[j]):
@@ -204,14 +205,14 @@ def _regions(ctx, T, raw):
     out, order = {}, []
     for r, R in enumerate(regs):
         where = f"region {r + 1}"
-        keys = ("signs",) if T.frame == "u" else ("signs", "point", "visible", "invisible")
+        keys = ("signs",) if T.frame == Frame.U else ("signs", "point", "visible", "invisible")
         _tl._fields(ctx, R, keys, where)
         s = _read_signs(ctx, R["signs"], T.n1, where)
         if s in out:
             fail(ctx, f"{where}: the region {R['signs']} is listed twice")
         g = T.g(ctx, s)
         K = set()
-        if T.frame == "u":
+        if T.frame == Frame.U:
             charge(ctx, T.n2 * (T.n1 + 1), "the visible set of a region")
             for k, gk in enumerate(g):
                 if _orthant_zero(gk[:-1], gk[-1]):
@@ -274,7 +275,7 @@ def _motzkin(ctx, T, s, gk, raw, what):
 
 
 def _wall_point(ctx, T, s, j, gk, raw, what) -> bool:
-    if T.frame == "u":
+    if T.frame == Frame.U:
         if raw is not None:
             fail(ctx, f"{what}: the u frame decides wall points itself (no point expected)")
         return _orthant_zero([gk[i] for i in range(T.n1) if i != j], gk[-1])
@@ -306,8 +307,8 @@ def _order(ctx, T, raw, regions, listed):
         charge(ctx, len(edges) * (T.n2 + T.d + 2) * 2, "the validity of the edges (e2)–(e4)")
         for i, ed in enumerate(edges):
             w = f"{where} edge {i + 1}"
-            if not isinstance(ed, (list, tuple)) or len(ed) != (2 if T.frame == "u" else 3):
-                fail(ctx, f"{w}: an edge is [region, j]" + ("" if T.frame == "u" else " plus a wall point"))
+            if not isinstance(ed, (list, tuple)) or len(ed) != (2 if T.frame == Frame.U else 3):
+                fail(ctx, f"{w}: an edge is [region, j]" + ("" if T.frame == Frame.U else " plus a wall point"))
             s = listed[_tl._index(ctx, ed[0], len(listed), f"{w} region")]
             j = _tl._index(ctx, ed[1], T.n1, f"{w} label")
             t = _flip(s, j)
@@ -321,7 +322,7 @@ def _order(ctx, T, raw, regions, listed):
             red = T.red(ctx, s, j)
             if not red[k][0]:
                 fail(ctx, f"{w}: rank_∇[u_{j + 1}; g_{k + 1}] < 2 (e2)")
-            if not _wall_point(ctx, T, s, j, T.g(ctx, s)[k], None if T.frame == "u" else ed[2], w):
+            if not _wall_point(ctx, T, s, j, T.g(ctx, s)[k], None if T.frame == Frame.U else ed[2], w):
                 fail(ctx, f"{w}: no point of {{u_{j + 1} = 0 = g_{k + 1}}} on the wall (e2)")
             for k2 in (Ks | Kt) - {k}:
                 if red[k2][1] is None or red[k2][1] == red[k][1]:
@@ -330,10 +331,10 @@ def _order(ctx, T, raw, regions, listed):
                 fail(ctx, f"{w}: the count (e4) fails")
             reached.add(t)
         method = e["method"]
-        if method == "a":
+        if method == PinningCase.A:
             if not _w3a(ctx, T, s0, reached):
                 fail(ctx, f"{where}: the difference system of W.3(a) has a nonzero solution")
-        elif method == "b":
+        elif method == PinningCase.B:
             if not _w3b(ctx, T, k, s0, reached):
                 fail(ctx, f"{where}: W.3(b) fails for some F ⊆ [n1]")
         else:
@@ -347,7 +348,7 @@ def _covered(T, s0, C):
 
 
 def _w3a(ctx, T, s0, C) -> bool:
-    if T.frame == "u":
+    if T.frame == Frame.U:
         charge(ctx, len(C) * T.n1, "W.3(a)")
         return len(_covered(T, s0, C)) == T.n1
     rows = []
@@ -373,7 +374,7 @@ def _kernel(rows, n):
 
 def _w3b(ctx, T, k, s0, C) -> bool:
     covered = _covered(T, s0, C)
-    if T.frame == "u":
+    if T.frame == Frame.U:
         charge(ctx, T.n1, "W.3(b) (closed form)")
         return all(i in covered or (s0[i] > 0 and T.W[k][i] != 0) for i in range(T.n1))
     n1, d = T.n1, T.d
@@ -411,7 +412,7 @@ def _h4(ctx, T, raw):
     echelon = []
     for i, f in enumerate(flats):
         where = f"flat {i + 1}"
-        _tl._fields(ctx, f, ("signs", "neuron", "unit") + (() if T.frame == "u" else ("point",)), where)
+        _tl._fields(ctx, f, ("signs", "neuron", "unit") + (() if T.frame == Frame.U else ("point",)), where)
         s = _read_signs(ctx, f["signs"], T.n1, where)
         j = _tl._index(ctx, f["neuron"], T.n1, f"{where} neuron")
         k = _tl._index(ctx, f["unit"], T.n2, f"{where} unit")
@@ -424,19 +425,19 @@ def _h4(ctx, T, raw):
             fail(ctx, f"{where}: rank_∇[u_{j + 1}; g_{k + 1}] < 2 (B2)")
         if any(k2 != k and red[k2][1] is not None and red[k2][1] == red[k][1] for k2 in range(T.n2)):
             fail(ctx, f"{where}: some g_k′ lies in span(u_{j + 1}, g_{k + 1}) but not in span(u_{j + 1}) (B3)")
-        if not _wall_point(ctx, T, s, j, T.g(ctx, s)[k], None if T.frame == "u" else f["point"], where):
+        if not _wall_point(ctx, T, s, j, T.g(ctx, s)[k], None if T.frame == Frame.U else f["point"], where):
             fail(ctx, f"{where}: no point of the flat on the wall (B4)")
         if red[k][1] not in keys[j]:
             keys[j].add(red[k][1])
             echelon.append((j, s, k))
     counts = [len(keys[j]) for j in range(T.n1)]
     method = raw["method"]
-    if method == "count":
+    if method == CoverMethod.COUNT:
         if not all(b > m for m, b in enumerate(sorted(counts), start=1)):
             fail(ctx, f"H4 by Lemma H4-count needs, sorted, b_(m) > m for every m; the distinct bend flats per H_j "
                       f"are {counts}")
         return counts, method
-    if method != "exhaustive":
+    if method != CoverMethod.EXHAUSTIVE:
         fail(ctx, f"h4 method must be 'count' or 'exhaustive', got {method!r}")
     if T.n1 > MAX_EXHAUSTIVE:
         fail(ctx, f"the exhaustive H4 search visits 2^n1 sets I; n1 = {T.n1} exceeds {MAX_EXHAUSTIVE}")
@@ -457,10 +458,10 @@ def verify_pinning(evidence, ctx: Context) -> str:
         fail(ctx, "Theorem W needs input dimension n0 >= 2")
     _tl._fields(ctx, evidence, ("frame", "minor", "regions", "order", "h4"), "pinning evidence")
     frame = evidence["frame"]
-    if frame not in ("x", "u"):
+    if frame not in (Frame.X, Frame.U):
         fail(ctx, f"frame must be 'x' or 'u', got {frame!r}")
     T = _Theta(ctx, net, frame, evidence["minor"])
-    if frame == "u":
+    if frame == Frame.U:
         _minor(ctx, T, evidence["minor"])
     elif evidence["minor"] is not None:
         fail(ctx, "the x frame has no minor")
@@ -469,6 +470,6 @@ def verify_pinning(evidence, ctx: Context) -> str:
     counts, method = _h4(ctx, T, evidence["h4"])
     P = _order(ctx, T, evidence["order"], regions, listed)
     assert P == set(range(T.n2))
-    return (f"H0, H0′ recomputed; {frame} frame" + (" (rank A = n1 by a nonsingular minor mod p)" if frame == "u" else "")
+    return (f"H0, H0′ recomputed; {frame} frame" + (" (rank A = n1 by a nonsingular minor mod p)" if frame == Frame.U else "")
             + f"; {len(listed)} regions with exact visible sets; all {T.n2} layer-2 neurons pinned along valid edges "
             f"(Lemmas W.1–W.3); distinct bend flats per H_j {counts}, H4 by {method}: the hypotheses of Theorem W hold")

@@ -41,11 +41,12 @@ from reluid.errors import CertificateError, CheckFailed, InvalidArgument
 from reluid.model.jsondata import thaw
 from reluid.model.network import Layer, Network
 from reluid.model.rational import parse_canonical
+from reluid.verdicts import PremiseMethod, ReductionRule, Verdict
 
 __all__ = ["ReductionCheck", "parse_reduction", "read_reduction", "check_reduction", "verify_reduced_no_hidden"]
 
 FORMAT = "reluid.reduction/1"
-RULES = ("constant", "zero-outgoing", "merge", "dead")
+RULES = tuple(ReductionRule)
 MAX_BYTES = 1 << 30
 #: steps × parameters the standalone check may rebuild (about a minute of work)
 WORK_LIMIT = 2**28
@@ -110,12 +111,12 @@ def _check_shape(doc) -> dict:
         _int(s, "neuron", where)
         if not isinstance(s.get("result"), str):
             raise CertificateError(f"{where}: 'result' must be a SHA-256 string")
-        if s["rule"] == "merge":
+        if s["rule"] == ReductionRule.MERGE:
             _int(s, "into", where)
             _rational(s, "factor", where)
-        if s["rule"] == "constant":
+        if s["rule"] == ReductionRule.CONSTANT:
             _rational(s, "value", where)
-        if s["rule"] == "dead" and not isinstance(s.get("premise"), dict):
+        if s["rule"] == ReductionRule.DEAD and not isinstance(s.get("premise"), dict):
             raise CertificateError(f"{where}: a dead neuron needs a 'premise' object")
     return doc
 
@@ -158,17 +159,17 @@ def _step(net: Network, s: Mapping, n: int) -> Network:
     L, N = net.layers[l - 1], net.layers[l]
     W = [list(r) for r in N.weight]
     c = list(N.bias)
-    if rule == "constant":
+    if rule == ReductionRule.CONSTANT:
         if any(L.weight[i]):
             raise _Reject(f"{where}: the incoming row W^{l}[{i + 1}, :] is not zero")
         value = _relu(L.bias[i])
         if _rational(s, "value", where) != value:
             raise _Reject(f"{where}: the stated value is not σ(b^{l}_{i + 1}) = {value}")
         c = [cc + value * row[i] for cc, row in zip(c, W)]
-    elif rule == "zero-outgoing":
+    elif rule == ReductionRule.ZERO_OUTGOING:
         if any(row[i] for row in W):
             raise _Reject(f"{where}: the outgoing weights W^{l + 1}[:, {i + 1}] are not zero")
-    elif rule == "merge":
+    elif rule == ReductionRule.MERGE:
         j = s["into"]
         if j >= hidden[l - 1] or j == i:
             raise _Reject(f"{where}: 'into' must be another neuron of hidden layer {l}")
@@ -189,7 +190,7 @@ def _step(net: Network, s: Mapping, n: int) -> Network:
             except CheckFailed as e:
                 raise _Reject(f"{where}: the Farkas tree does not prove that no input has z^{l}_{i + 1} > 0 "
                               f"({e.reason})") from None
-        elif premise.get("method") == "orthant":
+        elif premise.get("method") == PremiseMethod.ORTHANT:
             if l < 2 or any(w > 0 for w in L.weight[i]) or L.bias[i] > 0:
                 raise _Reject(f"{where}: not dead by inspection (that needs hidden layer >= 2 and an incoming "
                               "row and bias <= 0 entrywise)")
@@ -272,11 +273,11 @@ def verify_reduced_no_hidden(evidence, ctx: Context) -> str:
         fail(ctx, f"the reduction is not valid: {e}")
     if cert.network_sha256 != reduced.sha256():
         fail(ctx, "the embedded certificate is about another network than the reduced one")
-    if cert.verdict.value != "no-hidden-symmetries":
+    if cert.verdict is not Verdict.NO_HIDDEN:
         fail(ctx, f"the reduced network's certificate says {cert.verdict.value}, not no-hidden-symmetries")
     left = ctx.budget.limit - ctx.budget.used
     report = check_certificate(cert, reduced, work_limit=max(1, left))
-    if not report.valid and any(c.status == "not re-verified" and "work limit" in c.message for c in report.claims):
+    if not report.valid and any(c.over_limit for c in report.claims):
         raise WorkLimit(ctx.claim_id or "claim", "the reduced network's certificate needs more than the work left "
                                                  f"({left:,} steps)")
     if not report.valid:

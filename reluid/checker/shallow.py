@@ -27,18 +27,19 @@ from reluid.checker.linalg import rank
 from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.checker.search import searched
 from reluid.model.network import Shallow
+from reluid.verdicts import Stratum as _names
 
 __all__ = ["Stratum", "classify", "kink_form", "orbit_form", "verify_shallow_witness", "ALWAYS_HIDDEN",
            "PAPER_CONDITION_LIMIT"]
 
 #: Strata on which θ always has a hidden symmetry, with the reason (docs/mathematics.md §4).
 ALWAYS_HIDDEN = {
-    "dead-output": "a neuron with m_i = 0 has a free row (Ramakrishnan 2026, Lemma 10)",
-    "constant-neuron": "a neuron with a_i = 0 is a constant absorbed by c (Ramakrishnan 2026, Lemma 11(2))",
-    "proportional": "positively proportional rows merge (Ramakrishnan 2026, Lemma 11(1))",
-    "cancelling-pair": "an opposite pair whose kinks cancel computes an affine map, so its hyperplane moves "
+    _names.DEAD_OUTPUT: "a neuron with m_i = 0 has a free row (Ramakrishnan 2026, Lemma 10)",
+    _names.CONSTANT_NEURON: "a neuron with a_i = 0 is a constant absorbed by c (Ramakrishnan 2026, Lemma 11(2))",
+    _names.PROPORTIONAL: "positively proportional rows merge (Ramakrishnan 2026, Lemma 11(1))",
+    _names.CANCELLING_PAIR: "an opposite pair whose kinks cancel computes an affine map, so its hyperplane moves "
                        "(docs/mathematics.md §4)",
-    "dependent-pairs": "opposite pairs with dependent directions trade linear terms (docs/mathematics.md §4)",
+    _names.DEPENDENT_PAIRS: "opposite pairs with dependent directions trade linear terms (docs/mathematics.md §4)",
 }
 
 #: Largest n for which the checker re-enumerates the paper's condition (3^(n/2) sums per half).
@@ -124,7 +125,7 @@ class Stratum:
     positive side) and ``classes`` maps each line key to its neurons.
     """
 
-    name: str
+    name: _names
     where: str = ""
     pairs: tuple[tuple[int, int], ...] = ()
     classes: tuple = ()
@@ -137,13 +138,13 @@ def classify(t: Shallow) -> Stratum:
 
 def _classify(t: Shallow) -> Stratum:
     if t.n == 0:
-        return Stratum("empty")
+        return Stratum(_names.EMPTY)
     for i in range(t.n):
         if not any(t.out(i)):
-            return Stratum("dead-output", f"neuron {i + 1}")
+            return Stratum(_names.DEAD_OUTPUT, f"neuron {i + 1}")
     for i in range(t.n):
         if not any(t.A[i]):
-            return Stratum("constant-neuron", f"neuron {i + 1}")
+            return Stratum(_names.CONSTANT_NEURON, f"neuron {i + 1}")
     classes: dict = {}
     for i in range(t.n):
         key, lam = _line(t.row(i))
@@ -152,19 +153,19 @@ def _classify(t: Shallow) -> Stratum:
         for sign in (1, -1):
             same = [i for i, lam in members if (lam > 0) == (sign > 0)]
             if len(same) > 1:
-                return Stratum("proportional", f"neurons {same[0] + 1} and {same[1] + 1}")
+                return Stratum(_names.PROPORTIONAL, f"neurons {same[0] + 1} and {same[1] + 1}")
     pairs, dirs = [], []
     for key, members in classes.items():
         if len(members) == 2:
             (i, li), (j, lj) = sorted(members, key=lambda t_: t_[1] < 0)
             if not any(abs(li) * x + abs(lj) * y for x, y in zip(t.out(i), t.out(j))):
-                return Stratum("cancelling-pair", f"neurons {i + 1} and {j + 1}")
+                return Stratum(_names.CANCELLING_PAIR, f"neurons {i + 1} and {j + 1}")
             pairs.append((i, j))
             dirs.append([Fraction(x) for x in key[:t.m]])
     frozen = tuple((key, tuple(members)) for key, members in classes.items())
     if pairs and rank(dirs) < len(dirs):
-        return Stratum("dependent-pairs", "the opposite pairs", tuple(pairs), frozen)
-    return Stratum("opposite-pairs" if pairs else "generic", "", tuple(pairs), frozen)
+        return Stratum(_names.DEPENDENT_PAIRS, "the opposite pairs", tuple(pairs), frozen)
+    return Stratum(_names.OPPOSITE_PAIRS if pairs else _names.GENERIC, "", tuple(pairs), frozen)
 
 
 def _stratum_claim(ctx: Context, expected: str) -> str:
@@ -180,19 +181,19 @@ def _empty(ev, ctx: Context) -> str:
         return "no hidden layer: the affine map x ↦ Wx + b determines W and b"
     if not ctx.network.is_shallow:
         fail(ctx, f"the network has hidden layers {ctx.network.hidden_widths}")
-    _stratum_claim(ctx, "empty")
+    _stratum_claim(ctx, _names.EMPTY)
     return "n = 0: the fibre of a constant is a point"
 
 
 @verifies(ClaimKind.GENERIC_STRATUM)
 def _generic(ev, ctx: Context) -> str:
-    _stratum_claim(ctx, "generic")
+    _stratum_claim(ctx, _names.GENERIC)
     return f"all {ctx.theta.n} neurons have m_i ≠ 0, a_i ≠ 0 and pairwise independent rows (recomputed)"
 
 
 @verifies(ClaimKind.ESSENTIAL_STRATUM)
 def _essential(ev, ctx: Context) -> str:
-    st = _stratum_claim(ctx, "opposite-pairs")
+    st = _stratum_claim(ctx, _names.OPPOSITE_PAIRS)
     return (f"{len(st.pairs)} opposite pair(s) with nonzero kinks and independent directions; no other degeneracy "
             "(recomputed)")
 

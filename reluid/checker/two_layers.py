@@ -38,6 +38,7 @@ from reluid.checker.flipsets import verify_no_flip_set
 from reluid.checker.linalg import rank, rref
 from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.model.network import Network
+from reluid.verdicts import Mechanism
 
 __all__ = ["verify_two_layer_hypotheses", "verify_layer_no_flip_set", "flips_construction", "MAX_WIDTH",
            "MAX_FLATS", "COVER_LIMIT"]
@@ -434,4 +435,4 @@ def flips_construction(ctx, a: Network, b: Network):
         fail(ctx, "the witness network equals θ")
     text = (f"is θ^(F1,F2) with F1 = {_set(F1)} and F2 = {_set(F2)}, both flip sets (recomputed), so it computes f_θ "
             "(docs/mathematics.md §8, Proposition 8.11)")
-    return Construction("two-layer-flip", 1, tuple(F1) + tuple(n1 + k for k in F2), text)
+    return Construction(Mechanism.TWO_LAYER_FLIP, 1, tuple(F1) + tuple(n1 + k for k in F2), text)

@@ -81,7 +81,7 @@ def run(args, stdout, stderr) -> int:
                                            short_summary, summary_details, summary_line,
                                            unknown_facts)
     from reluid.report.html import IndexEntry, generate_index, generate_page
-    from reluid.verdicts import AuditOutcome
+    from reluid.verdicts import AuditOutcome, CheckState, Verdict
 
     try:
         policy = FailPolicy.parse(args.fail_on)
@@ -124,16 +124,16 @@ def run(args, stdout, stderr) -> int:
                         msg = f"{short}; {msg}"
                     bad = AuditOutcome.INVALID_INPUT
                     entries.append(AuditEntry(path, bad, msg, time.perf_counter() - t0, short=short, details=short))
-                    index.append(IndexEntry(path, bad.value, "", msg))
+                    index.append(IndexEntry(path, bad, CheckState.NO_CERTIFICATE, msg))
                     print(f"{path}: {bad.value}: {msg}", file=stdout)
                     continue
                 bar.step("check")
                 report = check(cert, net, progress=bar)
                 bar.step("reports")
-            outcome = (AuditOutcome.of(cert.verdict) if report.valid else AuditOutcome.UNKNOWN).value
+            outcome = AuditOutcome.of(cert.verdict) if report.valid else AuditOutcome.UNKNOWN
             if report.valid:
                 message, short = summary_line(cert), short_summary(cert)
-                facts = unknown_facts(cert, report) if cert.verdict.value == "unknown" else []
+                facts = unknown_facts(cert, report) if cert.verdict is Verdict.UNKNOWN else []
                 details = "; ".join(summary_details(cert) + (facts or ([short_reason(cert.reason)] if cert.reason
                                                                      else [])))
                 if facts:
@@ -143,7 +143,7 @@ def run(args, stdout, stderr) -> int:
             else:
                 message = short = details = f"the certificate failed its own check: {report.reason}"
             entry = AuditEntry(path, outcome, message, time.perf_counter() - t0, net.architecture,
-                               certificate=f["cert"], check="re-verified" if report.valid else "rejected",
+                               certificate=f["cert"], check=CheckState.of(report),
                                short=short, details=details + (f" [assumption: {cert.assumption}]"
                                                                if cert.assumption and report.valid else ""),
                                report=f["md"], page=f["html"], n_params=net.n_params)

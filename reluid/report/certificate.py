@@ -27,12 +27,12 @@ from reluid.certificates.schema import Certificate, ClaimKind, to_json
 from reluid.model.network import Network
 from reluid.report import mathml as mm
 from reluid.report.mathml import Formula
-from reluid.verdicts import Verdict
+from reluid.verdicts import CheckState, ClaimStatus, FlipSetMethod, Verdict
 
 __all__ = ["generate_text", "generate_markdown", "generate_html", "generate_report", "write_report", "RENDERERS",
            "summary_line", "short_summary", "summary_details", "short_reason", "fmt_q", "fmt_decimal", "fmt_vec",
            "unknown_facts",
-           "certificate_view", "CertificateView", "ClaimView", "WitnessView", "Para", "CHECK_STATES", "check_state",
+           "certificate_view", "CertificateView", "ClaimView", "WitnessView", "Para",
            "WIDTH", "wrap", "relative_link", "reason_sentences"]
 
 MAX_LISTED_NEURONS = 12
@@ -48,8 +48,6 @@ CONCLUSION = {
     Verdict.UNKNOWN: "no verdict could be established.",
 }
 
-#: the checker's status of a whole certificate, as reports show it
-CHECK_STATES = ("re-verified", "rejected", "not re-verified")
 
 
 def fmt_q(x) -> str:
@@ -169,7 +167,7 @@ class CertificateView:
     title: str                  # names the input file
     source: str
     verdict: Verdict
-    check: str                  # one of CHECK_STATES
+    check: CheckState           # the checker's word on the whole certificate
     check_detail: str           # the checker's rule, or why it rejected
     sha256: str
     architecture: tuple
@@ -189,18 +187,11 @@ class CertificateView:
         return None if self.network is None else self.network.n_params
 
 
-def check_state(check) -> str:
-    """re-verified / rejected / not re-verified: the checker's own status of the certificate."""
-    if check is None:
-        return "not re-verified"
-    return "re-verified" if check.valid else "rejected"
-
-
 def _status(check, claim) -> str:
     """The checker's status of a claim, or that it has not been re-verified."""
     if check is None:
         return "not re-verified here (run reluid check)"
-    return check.status(claim.id) or "not re-verified"
+    return check.status(claim.id) or ClaimStatus.NOT_REVERIFIED
 
 
 def _message(check, claim) -> str:
@@ -302,41 +293,41 @@ def _evidence(claim, net: Network | None) -> list:
     out = []
     if kind == ClaimKind.NO_FLIP_SET:
         method = ev.get("method")
-        if method == "rank":
+        if method == FlipSetMethod.RANK:
             out.append(Para.of(f"Evidence (rank): with p = {ev.get('p')}, the {len(ev.get('rows', ()))} selected rows "
                                "R of U = [vec(m_1 a_1ᵀ) … vec(m_n a_nᵀ)] form a square matrix with ",
                                mm.rank_minor(ev.get("p")), "; so the columns of U are linearly independent over Q "
                                "and no nonempty 0/1 combination vanishes."))
-        elif method == "lattice":
+        elif method == FlipSetMethod.LATTICE:
             n = net.shallow().n if net is not None and net.is_shallow else None
             out.append(Para.of(f"Evidence (lattice): an LLL-reduced basis b_1, …, b_r of ker U ∩ Zⁿ "
                                f"({len(ev.get('basis', ()))} vectors), saturated (B·C = I) and complete (rank U "
                                "mod p = n − r), whose Gram–Schmidt vectors satisfy ", mm.gram_schmidt_bound(n),
                                "; every flip set would be a nonzero lattice vector of squared norm ≤ n."))
-        elif method == "lattice-enum":
+        elif method == FlipSetMethod.LATTICE_ENUM:
             out.append(Para.of(f"Evidence (lattice enumeration): a reduced basis of ker U ∩ Zⁿ "
                                f"({len(ev.get('basis', ()))} vectors), saturated (B·C = I) and complete (rank U mod "
                                "p = n − r). Every 0/1 vector x has ‖x − ½·1‖² = n/4, so every flip set lies in the "
                                "ball around the projection of ½·1 onto ker U; the checker enumerates that ball exactly "
                                f"({ev.get('nodes')} nodes) and finds none."))
-        elif method == "separation":
+        elif method == FlipSetMethod.SEPARATION:
             Y = ev.get("y") or ()
             shown = (" Y = [" + "; ".join(" ".join(str(v) for v in row) for row in Y) + "].") \
                 if sum(len(row) for row in Y) <= 16 else ""
             out.append(Para.of("Evidence (separation): an integer matrix Y with m_iᵀ Y a_i > 0 for every neuron i; "
                                "a flip set F would give Σ_{i∈F} m_iᵀ Y a_i = 0, a sum of positive numbers. The "
                                f"checker recomputes the n numbers exactly.{shown}"))
-        elif method == "separation-split":
+        elif method == FlipSetMethod.SEPARATION_SPLIT:
             sub = ev.get("sub") or {}
             out.append(Para.of(f"Evidence (separation split): an integer matrix Y; every flip set lies among the "
                                f"{len(ev.get('rest', ()))} neurons with m_iᵀ Y a_i at most the total negative score, "
                                f"and those have none ({sub.get('method')} certificate for the subnetwork). The checker "
                                "recomputes the scores exactly and re-verifies the sub-certificate."))
-        elif method == "enumerate":
+        elif method == FlipSetMethod.ENUMERATE:
             out.append(Para.of(f"Evidence (enumeration): every flip set lies in the kernel mod p = {ev.get('p')} of "
                                f"{len(ev.get('rows', ()))} listed rows of U; the checker recomputes that kernel and "
                                "tries every 0/1 vector in it exactly."))
-        elif method == "mitm":
+        elif method == FlipSetMethod.MITM:
             out.append(Para.of(f"Evidence (meet in the middle): the checker splits the n = {ev.get('n')} neurons in "
                                "two halves, hashes all subset sums of each half and finds no pair that cancels "
                                "(re-run by the checker with its own code)."))
@@ -360,7 +351,7 @@ def _evidence(claim, net: Network | None) -> list:
         F = [int(i) for i in ev.get("flip_set", ())]
         out.append(Para.of("Identity: ", mm.flip_identity_numbers([(t.out(i), t.A[i]) for i in F], t.k, t.m),
                            "."))
-    elif str(kind) in ("deep-dead-neuron", "deep-always-active", "deep-never-coactive"):
+    elif kind in (ClaimKind.DEEP_DEAD_NEURON, ClaimKind.DEEP_ALWAYS_ACTIVE, ClaimKind.DEEP_NEVER_COACTIVE):
         neurons = ([ev.get("upstream"), ev.get("downstream")] if "upstream" in ev else [ev.get("neuron")])
         f = mm.sign_premise(str(kind), ev.get("layer", 0), [i for i in neurons if i is not None]) \
             if all(isinstance(i, int) for i in neurons) and isinstance(ev.get("layer"), int) else None
@@ -375,7 +366,7 @@ def _evidence(claim, net: Network | None) -> list:
         elif ev.get("method"):
             out.append(Para.of(f"Evidence ({ev['method']}): by inspection of the incoming row and bias, redone by "
                                "the checker."))
-    elif str(kind) == "deep-layer-flip" and isinstance(ev.get("layer"), int):
+    elif kind == ClaimKind.DEEP_LAYER_FLIP and isinstance(ev.get("layer"), int):
         out.append(Para.of("Identity: ", mm.layer_flip(ev["layer"]),
                            f" for F = {_one_based(ev.get('neurons', ()))} (recomputed exactly by the checker)."))
     elif kind == ClaimKind.FUNCTIONAL_DIMENSION:
@@ -417,7 +408,7 @@ def _property_lines(cert: Certificate, check) -> list[str]:
     fd = [c for c in cert.claims if c.kind == ClaimKind.FUNCTIONAL_DIMENSION]
     for c in li:
         status = _status(check, c)
-        said = "yes" if status == "information verified" else "claimed by the certificate"   # only the checker's word
+        said = "yes" if status == ClaimStatus.INFORMATION else "claimed by the certificate"   # only the checker's word
         lines.append(f"Locally identifiable: {said} ({status}). Near θ every parameter computing the same "
                      f"function is a positive rescaling of θ (Theorem A1, docs/mathematics.md §6). This is "
                      f"{LOCAL_CAVEAT}.")
@@ -435,7 +426,7 @@ def _property_lines(cert: Certificate, check) -> list[str]:
                              "is below D - N, the rank Theorem A1 needs.")
     for c in (c for c in cert.claims if c.kind == ClaimKind.REDUCED_NO_HIDDEN):
         status = _status(check, c)
-        said = "yes" if status == "information verified" else "claimed by the certificate"
+        said = "yes" if status == ClaimStatus.INFORMATION else "claimed by the certificate"
         net = c.evidence.get("network") if hasattr(c.evidence, "get") else None
         arch = c.evidence["reduction"]["reduced"].get("architecture") if said == "yes" else None
         steps = len(c.evidence["reduction"]["steps"]) if said == "yes" else None
@@ -472,7 +463,7 @@ def certificate_view(cert: Certificate, network: Network | None = None, title: s
                                 c.reference, tuple(_evidence(c, net)) if net is not None else (),
                                 _message(check, c)))
     return CertificateView(
-        title=f"reluid certificate: {source}", source=source, verdict=cert.verdict, check=check_state(check),
+        title=f"reluid certificate: {source}", source=source, verdict=cert.verdict, check=CheckState.of(check),
         check_detail=_check_detail(check), sha256=cert.network_sha256, architecture=tuple(cert.architecture),
         assumption=cert.assumption, reason=reason_sentences(cert.reason), network=net,
         network_lines=tuple(_network_lines(net)) if net is not None else (), claims=tuple(claims),
@@ -486,9 +477,9 @@ def certificate_view(cert: Certificate, network: Network | None = None, title: s
 # ---------------------------------------------------------------------------
 
 def _check_line(v: CertificateView) -> str:
-    if v.check == "re-verified":
+    if v.check == CheckState.RE_VERIFIED:
         return f"Re-verified by reluid check: {v.check_detail}"
-    if v.check == "rejected":
+    if v.check == CheckState.REJECTED:
         return f"REJECTED by reluid check: {v.check_detail}"
     return f"Re-verification: {v.check_detail}"
 
@@ -637,7 +628,7 @@ def summary_details(cert: Certificate) -> list[str]:
     methods = [c.evidence.get("method") for c in cert.claims if c.kind == ClaimKind.NO_FLIP_SET]
     if methods:
         out.append(f"no flip set: {methods[0]} certificate")
-    if cert.verdict.value == "no-hidden-symmetries" and any(
+    if cert.verdict is Verdict.NO_HIDDEN and any(
             c.kind == ClaimKind.DEEP_TWO_LAYER_HYPOTHESES for c in cert.claims):
         out.append("two hidden layers: H0–H4 and no layer flip set, docs/mathematics.md §8, Theorem 8.2")
     cases = [len(c.evidence.get("cases", ())) for c in cert.claims if c.kind == ClaimKind.NO_OTHER_PATTERN]
@@ -660,7 +651,7 @@ def unknown_facts(cert: Certificate, check=None) -> list[str]:
     fd = [c for c in cert.claims if c.kind == ClaimKind.FUNCTIONAL_DIMENSION]
     if li:
         status = _status(check, li[0])
-        out.append("locally identifiable (near θ only)" if status == "information verified"
+        out.append("locally identifiable (near θ only)" if status == ClaimStatus.INFORMATION
                    else f"locally identifiable: claimed ({status})")
     elif fd:
         ev = fd[0].evidence

@@ -24,7 +24,7 @@ from reluid.report import mathml as mm
 from reluid.report.arrangement import arrangement, changed_neurons, colour, graph, svg_graph, svg_panel
 from reluid.report.certificate import CertificateView, Para, fmt_decimal, fmt_q
 from reluid.report.mathml import Formula
-from reluid.verdicts import AuditOutcome
+from reluid.verdicts import AuditOutcome, CheckState, ClaimStatus
 
 __all__ = ["generate_page", "generate_index", "IndexEntry", "VERDICT_LABELS", "CHECK_LABELS", "MAX_ROWS",
            "MAX_COLS"]
@@ -35,10 +35,10 @@ MAX_COLS = 12
 
 VERDICT_LABELS = {AuditOutcome.NO_HIDDEN.value: "no hidden symmetries", AuditOutcome.HIDDEN.value: "hidden symmetry",
                   AuditOutcome.UNKNOWN.value: "unknown", AuditOutcome.INVALID_INPUT.value: "invalid input"}
-CHECK_LABELS = {"re-verified": "✓ re-verified", "rejected": "✗ rejected", "not re-verified": "not re-verified",
-                "": "—"}
-CLAIM_STATUS_CLASS = {"verified": "ok", "information verified": "info", "not re-verified": "none",
-                      "failed": "bad"}
+CHECK_LABELS = {CheckState.RE_VERIFIED: "✓ re-verified", CheckState.REJECTED: "✗ rejected",
+                CheckState.NOT_REVERIFIED: "not re-verified", CheckState.NO_CERTIFICATE: "—"}
+CLAIM_STATUS_CLASS = {ClaimStatus.VERIFIED: "ok", ClaimStatus.INFORMATION: "info", ClaimStatus.NOT_REVERIFIED: "none",
+                      ClaimStatus.FAILED: "bad"}
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
        "base-uri 'none'; form-action 'none'")
@@ -438,7 +438,7 @@ def generate_page(view: CertificateView, *, index_href: str | None = None) -> st
     head = [f'<section class="card" id="verdict"><h1>reluid certificate: <span class="file">{_e(v.source)}</span></h1>',
             '<div class="verdict">', f'<span>Verdict</span>{_badge(verdict, True)}',
             f'<span>Checker</span>{_check_badge(v.check, True)}',
-            f'<p class="rule"><strong>{"Rule" if v.check == "re-verified" else "Checker"}:</strong> '
+            f'<p class="rule"><strong>{"Rule" if v.check == CheckState.RE_VERIFIED else "Checker"}:</strong> '
             f'{_para(v.check_detail)}</p></div>',
             '<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{val}</dd>" for k, val in facts) + "</dl>"]
     if v.assumption:
@@ -507,8 +507,8 @@ class IndexEntry:
     """One row of the audit index."""
 
     path: str
-    outcome: str                      # a verdict value, or invalid-input
-    check: str                        # re-verified / rejected / not re-verified, or "" for invalid input
+    outcome: AuditOutcome             # a verdict, or invalid input
+    check: CheckState                 # NO_CERTIFICATE for invalid input
     message: str
     architecture: tuple = ()
     n_params: int | None = None
@@ -543,7 +543,7 @@ def generate_index(entries, title: str, *, report_links=(), policy=None) -> str:
     from reluid.report.junit import headline, verdict_line
     order = [o.value for o in AuditOutcome]
     counts = {k: sum(e.outcome == k for e in entries) for k in order}
-    checks = ["re-verified", "rejected", "not re-verified", ""]
+    checks = list(CheckState)
     ccounts = {k: sum(e.check == k for e in entries) for k in checks}
     vbox = "".join(f'<label><input type="checkbox" name="verdict" value="{k}" checked>{_badge(k)} '
                    f'<span class="mono">{counts[k]}</span></label>' for k in order)

@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
-from reluid.verdicts import AuditOutcome
+from reluid.verdicts import AuditOutcome, CheckState, FailOn
 
 __all__ = ["AuditEntry", "FailPolicy", "generate_junit", "generate_summary_markdown", "headline", "STATUS",
            "OUTCOME_WORDS"]
@@ -41,7 +41,9 @@ STATUS = {
 #: how headlines count each outcome
 OUTCOME_WORDS = {AuditOutcome.NO_HIDDEN: "with no hidden symmetries", AuditOutcome.HIDDEN: "with a hidden symmetry",
                  AuditOutcome.UNKNOWN: "unknown", AuditOutcome.INVALID_INPUT: "invalid input"}
-_POLICY_WORDS = {"hidden": "hidden symmetry", "unknown": "unknown", "invalid": "invalid input"}
+_POLICY_WORDS = {FailOn.HIDDEN: "hidden symmetry", FailOn.UNKNOWN: "unknown", FailOn.INVALID: "invalid input"}
+#: the words of ``--fail-on`` beyond the outcome names: every outcome, and none (a CLI word, not a search outcome)
+ALL, NOTHING = "all", "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +57,12 @@ class FailPolicy:
     (3, 0)
     """
 
-    fail_on: frozenset = frozenset({"hidden", "invalid"})
+    fail_on: frozenset = frozenset({FailOn.HIDDEN, FailOn.INVALID})
 
-    NAMES = ("hidden", "unknown", "invalid")
+    NAMES = tuple(FailOn)
     #: the default: a hidden symmetry and an unreadable file fail; unknown is reported (skipped), since
     #: most networks with two or more hidden layers are unknown (proved only under Theorem 8.2)
-    DEFAULT = "hidden,invalid"
+    DEFAULT = ",".join((FailOn.HIDDEN, FailOn.INVALID))
 
     @classmethod
     def parse(cls, values) -> "FailPolicy":
@@ -71,15 +73,15 @@ class FailPolicy:
         words = [w.strip() for v in (values or [cls.DEFAULT]) for w in str(v).split(",") if w.strip()]
         out = set()
         for w in words:
-            if w == "all":
+            if w == ALL:
                 out |= set(cls.NAMES)
-            elif w == "none":
+            elif w == NOTHING:
                 continue
             elif w in cls.NAMES:
-                out.add(w)
+                out.add(FailOn(w))
             else:
-                raise ValueError(f"--fail-on: {w!r} is not one of {', '.join(cls.NAMES)}, all, none")
-        if "none" in words and out:
+                raise ValueError(f"--fail-on: {w!r} is not one of {', '.join(cls.NAMES)}, {ALL}, {NOTHING}")
+        if NOTHING in words and out:
             raise ValueError("--fail-on: none cannot be combined with " + ", ".join(sorted(out)))
         return cls(frozenset(out))
 
@@ -108,7 +110,7 @@ class FailPolicy:
 
     @property
     def flag(self) -> str:
-        return "--fail-on " + (",".join(n for n in self.NAMES if n in self.fail_on) or "none")
+        return "--fail-on " + (",".join(n for n in self.NAMES if n in self.fail_on) or NOTHING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,12 +126,12 @@ class AuditEntry:
     """
 
     path: str
-    outcome: str                 # an AuditOutcome (or its value)
+    outcome: AuditOutcome        # or its value
     message: str
     seconds: float = 0.0
     architecture: tuple[int, ...] = ()
     certificate: str | None = None
-    check: str = ""
+    check: CheckState = CheckState.NO_CERTIFICATE
     short: str | None = None
     details: str | None = None
     report: str | None = None
@@ -185,7 +187,7 @@ def generate_junit(entries, suite: str = "reluid audit", base: str | None = None
                     time=f"{sum(e.seconds for e in entries):.3f}")
     props = ET.SubElement(ts, "properties")
     ET.SubElement(props, "property", name="fail-on", value=",".join(n for n in policy.NAMES if n in policy.fail_on)
-                  or "none")
+                  or NOTHING)
     ET.SubElement(props, "property", name="exit-code", value=str(policy.exit_code(e.outcome for e in entries)))
     for e, tag in zip(entries, tags):
         tc = ET.SubElement(ts, "testcase", classname="reluid.certify", name=e.path, time=f"{e.seconds:.3f}")
@@ -231,7 +233,7 @@ def generate_summary_markdown(entries, base: str | None = None, policy: FailPoli
     policy = policy or FailPolicy()
     outcomes = [e.outcome for e in entries]
     lines = ["## reluid audit", "", f"**{headline(outcomes)}**; {verdict_line(outcomes, policy)}.", ""]
-    unknown_ok = any(AuditOutcome(o) is AuditOutcome.UNKNOWN for o in outcomes) and not policy.fails("unknown")
+    unknown_ok = any(AuditOutcome(o) is AuditOutcome.UNKNOWN for o in outcomes) and not policy.fails(AuditOutcome.UNKNOWN)
     if unknown_ok:
         lines += ["`unknown` does not fail this job (pass `--fail-on hidden,unknown,invalid` to make it).", ""]
     lines += [f"- {n}" for n in notes] + ([""] if notes else [])

@@ -15,6 +15,9 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from reluid.certificates.schema import ClaimKind
+from reluid.verdicts import Mechanism
+
 __all__ = ["Formula", "split_formulas", "flip_identity", "flip_identity_numbers", "kink_form", "shallow_function",
            "deep_function", "farkas_condition", "gram_schmidt_bound", "rank_minor", "paper_condition",
            "layer_flip", "sign_premise", "fundim_bound", "fibre_is_orbit", "num", "math"]
@@ -321,13 +324,13 @@ def sign_premise(kind: str, layer: int, neurons) -> Formula | None:
     def z(lay, i):
         return row(subsup(mi("z"), mn(i), mn(lay)), fenced(mi("x")))
     forall = row(mo("∀"), mi("x"), mo("∈"), sup(mi("ℝ", normal=True), sub(mi("n"), mn(0))))
-    if kind in ("dead-neuron", "deep-dead-neuron"):
+    if kind in (Mechanism.DEAD_NEURON, ClaimKind.DEEP_DEAD_NEURON):
         return Formula(f"z^{l}_{ns[0]}(x) ≤ 0 for all x ∈ ℝ^n0",
                        math(row(z(l, ns[0]), mo("≤"), mn(0), mspace(), forall)))
-    if kind in ("always-active", "deep-always-active"):
+    if kind in (Mechanism.ALWAYS_ACTIVE, ClaimKind.DEEP_ALWAYS_ACTIVE):
         return Formula(f"z^{l}_{ns[0]}(x) ≥ 0 for all x ∈ ℝ^n0",
                        math(row(z(l, ns[0]), mo("≥"), mn(0), mspace(), forall)))
-    if kind in ("never-coactive", "deep-never-coactive") and len(ns) == 2:
+    if kind in (Mechanism.NEVER_COACTIVE, ClaimKind.DEEP_NEVER_COACTIVE) and len(ns) == 2:
         return Formula(f"no x has z^{l - 1}_{ns[0]}(x) > 0 and z^{l}_{ns[1]}(x) > 0",
                        math(row(mo("¬"), mo("∃"), mi("x"), mo(":"), z(l - 1, ns[0]), mo(">"), mn(0), mo("∧"),
                                 z(l, ns[1]), mo(">"), mn(0))))

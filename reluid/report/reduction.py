@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reluid.report.certificate import fmt_q
+from reluid.verdicts import ReductionRule
 
 __all__ = ["describe_step", "generate_reduction", "generate_reduction_check", "MAX_LISTED_STEPS"]
 
@@ -15,14 +16,14 @@ def describe_step(s) -> str:
     where = f"neuron {s.neuron + 1} of hidden layer {s.layer}"
     if s.original is not None and s.original[1] != s.neuron:
         where += f" (neuron {s.original[1] + 1} of the original)"
-    if s.rule == "constant":
+    if s.rule == ReductionRule.CONSTANT:
         if s.value == 0:
             return f"{where} is dead: its incoming row is zero and its bias <= 0 (removed)"
         return (f"{where} is the constant σ(b) = {fmt_q(s.value)}: its incoming row is zero (removed; "
                 f"{fmt_q(s.value)} × its outgoing weights added to the next layer's bias)")
-    if s.rule == "zero-outgoing":
+    if s.rule == ReductionRule.ZERO_OUTGOING:
         return f"{where} has zero outgoing weights (removed)"
-    if s.rule == "merge":
+    if s.rule == ReductionRule.MERGE:
         return (f"{where} = {fmt_q(s.factor)} × neuron {s.into + 1} (positively proportional incoming row and "
                 f"bias): merged into neuron {s.into + 1}, whose outgoing weights gain {fmt_q(s.factor)} × its own")
     how = "a Farkas-tree certificate" if s.premise and "tree" in s.premise else "inspection (row and bias <= 0)"
@@ -40,8 +41,9 @@ def generate_reduction(r, source: str, output: str | None = None, certificate: s
         lines = [f"{source} {before}: nothing to remove (no constant, dead or zero-outgoing neuron, no positively "
                  "proportional pair)"]
     counts = r.counts()
-    named = {"constant": "constant or dead by inspection of a zero row", "zero-outgoing": "zero outgoing weights",
-             "merge": "merged proportional neurons", "dead": "dead (pre-activation never > 0)"}
+    named = {ReductionRule.CONSTANT: "constant or dead by inspection of a zero row",
+             ReductionRule.ZERO_OUTGOING: "zero outgoing weights", ReductionRule.MERGE: "merged proportional neurons",
+             ReductionRule.DEAD: "dead (pre-activation never > 0)"}
     shown = [f"{n} {named[k]}" for k, n in counts.items() if n]
     if shown:
         lines.append("  " + "; ".join(shown))

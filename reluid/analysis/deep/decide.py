@@ -53,7 +53,7 @@ from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.progress import phases
 from reluid.budget import Budget
 from reluid.model.network import Network
-from reluid.verdicts import Verdict
+from reluid.verdicts import PremiseMethod, StopReason, Verdict
 
 __all__ = ["DeepDecision", "decide_deep", "agreement_inputs", "SIMPLICITY", "SIMPLE_KINDS", "preference"]
 
@@ -64,7 +64,6 @@ SIMPLICITY = (ZERO_OUTGOING, DEAD, PROPORTIONAL, ALWAYS_ACTIVE, LAYER_FLIP, NEVE
               AFFINE_FLIP)
 #: Mechanisms that, once found, name the hidden symmetry before the two-layer theorem is tried.
 SIMPLE_KINDS = frozenset({ZERO_OUTGOING, DEAD, PROPORTIONAL, ALWAYS_ACTIVE})
-_METHOD_ORDER = {"affine": 0, "identity": 1, "orthant": 2, "farkas": 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +131,7 @@ def preference(m: Mechanism, zero_rows=()) -> tuple:
     is named as such and not as the layer flip {i} it also is; then the layer and neurons.
     """
     degenerate = any(zero_rows) and m.kind != ALWAYS_ACTIVE
-    return (_METHOD_ORDER[m.method], degenerate, SIMPLICITY.index(m.kind), m.layer, m.neurons)
+    return (PremiseMethod(m.method).rank, degenerate, SIMPLICITY.index(m.kind), m.layer, m.neurons)
 
 
 def agreement_inputs(n0: int, seed: int, count: int) -> tuple[tuple[Fraction, ...], ...]:
@@ -272,9 +271,8 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
     done = ["mechanism detection"]
     left = []       # what the time budget left undone
     limits = []     # what a size limit excluded (never reported as a budget)
-    if any("time budget" in why for _, why in report.undecided):
-        left.append("part of mechanism detection (" + "; ".join(q for q, why in report.undecided
-                                                                if "time budget" in why) + ")")
+    if report.out_of_time:
+        left.append("part of mechanism detection (" + "; ".join(report.out_of_time) + ")")
 
     chosen = None
     candidates = sorted(report.mechanisms, key=lambda m: preference(m, zero))
@@ -300,22 +298,21 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
         spent.append(("functional dimension", time.monotonic() - t))
         if fd.complete:
             done.append("functional dimension")
-        elif (fd.stop_reason == "not attempted" and fd.estimate_gb is not None and fd.memory_cap_gb is not None
-              and fd.estimate_gb > fd.memory_cap_gb):
+        elif (fd.stop_reason == StopReason.NOT_ATTEMPTED and fd.estimate_gb is not None
+              and fd.memory_cap_gb is not None and fd.estimate_gb > fd.memory_cap_gb):
             limits.append(f"functional dimension not attempted: it needs about {fd.estimate_gb:.2g} GB of memory, "
                           f"more than the {fd.memory_cap_gb:.2g} GB left under the memory cap (a size limit: a "
                           "longer time budget does not help; reluid certify --memory-gb raises the cap)")
-        elif fd.stop_reason == "not attempted":
-            left.append(f"functional dimension (not started: {fd.describe().split(': ', 1)[1].split('; U =')[0]})")
+        elif fd.stop_reason == StopReason.NOT_ATTEMPTED:
+            left.append(f"functional dimension (not started: {fd.needs()})")
         else:
             left.append(f"functional dimension (rank {fd.rank} of U = {fd.upper_bound} certified so far; "
                         f"the whole computation needs about {fd.estimate_s:.0f} s)")
     phase("certificate")
     note = None
     if left:
-        head = (f"the {budget.describe()} ran out" if budget.expired() or (fd is not None and fd.stop_reason ==
-                                                                           "time budget")
-                else f"{budget.describe()}")
+        ran_out = budget.expired() or (fd is not None and fd.stop_reason == StopReason.TIME_BUDGET)
+        head = f"the {budget.describe()} ran out" if ran_out else f"{budget.describe()}"
         note = f"{head}: done: {', '.join(done)}; left: {'; '.join(left)}"
     size_note = "; ".join(limits) or None
     common = dict(network=net, report=report, inputs=inputs, fundim=fd, seed=seed, timeout=timeout,

@@ -776,7 +776,7 @@ def prove_no_input(net: Network, conditions: Sequence[Condition], *, max_nodes: 
             return answer(Outcome.UNKNOWN, reason=f"timeout after {timeout} s with {len(stack) + 1} open node(s) left")
         except _Internal as e:
             return answer(Outcome.UNKNOWN, reason=f"internal inconsistency: {e}")
-        if kind == "found":
+        if kind == Outcome.FOUND:
             return answer(Outcome.FOUND, point=data)
         idx = len(nodes)
         if parent is not None:
@@ -820,12 +820,12 @@ def _evaluate(P: _Problem, engine, sigma, deadline):
         v_exact = out[1]
         x = tuple(v_exact[:P.n0])
         if P.holds(x):
-            return "found", x
+            return Outcome.FOUND, x
         v_float = np.array([float(t) for t in v_exact])
     else:
         for x in _dyadics(v_float, P.n0):
             if P.holds(x):
-                return "found", x
+                return Outcome.FOUND, x
     undecided = [k for k in P.cone if sigma[k] == 0]
     if not undecided:
         if v_exact is not None:
@@ -837,7 +837,7 @@ def _evaluate(P: _Problem, engine, sigma, deadline):
         x = tuple(out[1][:P.n0])
         if not P.holds(x):
             raise _Internal("an exact feasible point of a fully decided node misses the conditions")
-        return "found", x
+        return Outcome.FOUND, x
     for k, first in P.first_splits:
         if sigma[k] == 0:
             return "split", (k, first)

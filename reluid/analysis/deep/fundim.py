@@ -80,6 +80,7 @@ from reluid.errors import InvalidArgument
 from reluid.model.modp import matmul_mod as _mm, pivot_columns
 from reluid.model.network import Network
 from reluid.model.rational import to_rational
+from reluid.verdicts import StopReason
 
 __all__ = ["FunDimResult", "FunDimStop", "functional_dimension", "upper_bound", "identifiability_bound",
            "estimate_seconds", "estimate_memory_gb",
@@ -175,7 +176,7 @@ class FunDimResult:
     method: str
     pivots: tuple[tuple[int, int], ...] = ()
     rows: tuple[tuple[int, int, int], ...] = ()
-    stop_reason: str = "sample exhausted"
+    stop_reason: StopReason = StopReason.SAMPLE_EXHAUSTED
     estimate_s: float | None = None
     seconds: float = field(default=0.0, compare=False)
     estimate_gb: float | None = None
@@ -195,7 +196,7 @@ class FunDimResult:
     @property
     def complete(self) -> bool:
         """The computation ran to its end (U reached, the sample exhausted or the rank stalled), not stopped by time."""
-        return self.stop_reason in ("upper bound reached", "sample exhausted", "rank stalled")
+        return StopReason(self.stop_reason).complete
 
     @property
     def stop(self) -> "FunDimStop":
@@ -210,26 +211,30 @@ class FunDimResult:
         """rank = D - N: the rank hypothesis of Theorem A1 (local identifiability) holds."""
         return self.rank == identifiability_bound(self.architecture)
 
+    def needs(self) -> str:
+        """What a computation not attempted would need, in words: ``it needs an estimated … of CPU time and …``."""
+        est = f"{self.estimate_s:.0f} s" if self.estimate_s is not None else "unknown time"
+        mem = self.estimate_gb if self.estimate_gb is not None else estimate_memory_gb(self.architecture)
+        cap = self.memory_cap_gb if self.memory_cap_gb is not None else MAX_MEMORY_GB
+        why = (f"about {mem:.1f} GB of memory, more than the {cap:.1f} GB left under the memory cap" if mem > cap
+               else "more than the time budget left")
+        return f"it needs an estimated {est} of CPU time and {why}"
+
     def describe(self) -> str:
         """One line for humans, e.g. ``dim_fun = 21 = U (certified) ...``."""
         arch = "(" + ", ".join(map(str, self.architecture)) + ")"
-        if self.stop_reason == "not attempted":
-            est = f"{self.estimate_s:.0f} s" if self.estimate_s is not None else "unknown time"
-            mem = self.estimate_gb if self.estimate_gb is not None else estimate_memory_gb(self.architecture)
-            cap = self.memory_cap_gb if self.memory_cap_gb is not None else MAX_MEMORY_GB
-            why = (f"about {mem:.1f} GB of memory, more than the {cap:.1f} GB left under the memory cap" if mem > cap
-                   else "more than the time budget left")
-            return (f"functional dimension not attempted: it needs an estimated {est} of CPU time and {why}; "
+        if self.stop_reason == StopReason.NOT_ATTEMPTED:
+            return (f"functional dimension not attempted: {self.needs()}; "
                     f"U = {self.upper_bound}; architecture {arch}, D = {self.n_params}")
         if self.certified:
             head = f"dim_fun = {self.rank} = U (certified)"
-        elif self.stop_reason == "rank stalled":
+        elif self.stop_reason == StopReason.RANK_STALLED:
             head = (f"dim_fun >= {self.rank} (certified lower bound), U = {self.upper_bound}, gap {self.gap}: rank "
                     f"stalled at {self.rank} after {self.stall_rounds} rounds ({self.stall_regions} activation "
                     "regions) that added nothing, so the gap is likely real (a measurement, not a proof; more time "
                     "is unlikely to help); a gap is evidence of hidden symmetries at parameters arbitrarily close "
                     "to θ (Lemma F.6), not a proof")
-        elif self.stop_reason == "memory cap":
+        elif self.stop_reason == StopReason.MEMORY_CAP:
             head = (f"dim_fun >= {self.rank} (certified lower bound so far), U = {self.upper_bound}: stopped "
                     "before the next block, the process holding most of the memory cap (--memory-gb)")
         elif self.complete:
@@ -254,7 +259,7 @@ class FunDimStop:
     to raise the rank, ``"time budget"`` that it might).
     """
 
-    code: str
+    code: StopReason
     rank: int
     upper_bound: int
     seconds: float = 0.0
@@ -951,7 +956,7 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
     mem_left = memory_left_gb()
     if time.monotonic() + estimate / 3 > deadline or memory > mem_left:
         return FunDimResult(rank=0, points=(), n_sampled=0, n_smooth=0, n_regions=0, n_rows=0, stopped_early=False,
-                            stop_reason="not attempted", estimate_s=estimate, seconds=time.perf_counter() - t0,
+                            stop_reason=StopReason.NOT_ATTEMPTED, estimate_s=estimate, seconds=time.perf_counter() - t0,
                             estimate_gb=memory, memory_cap_gb=mem_left, **common)
 
     intnet = _IntNet(net)
@@ -973,11 +978,11 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
         raise AssertionError(f"rank {rank} exceeds the upper bound {U}")
     pts, pivots, rows = run.witnesses()
     reason = run.reason
-    if reason == "time budget" and run.n_rows == 0:
-        reason = "not attempted"
-    stopped = reason == "upper bound reached" and run.more_left
-    est = estimate if reason == "not attempted" else None
-    if reason == "time budget":
+    if reason == StopReason.TIME_BUDGET and run.n_rows == 0:
+        reason = StopReason.NOT_ATTEMPTED
+    stopped = reason == StopReason.UPPER_BOUND and run.more_left
+    est = estimate if reason == StopReason.NOT_ATTEMPTED else None
+    if reason == StopReason.TIME_BUDGET:
         est = max(estimate, time.perf_counter() - t0 + run.estimate_left())
     return FunDimResult(rank=rank, points=pts, pivots=pivots, rows=rows, n_sampled=run.n_sampled,
                         n_smooth=run.n_smooth, n_regions=run.n_regions, n_rows=run.n_rows, stopped_early=stopped,
@@ -1029,7 +1034,7 @@ class _Run:
         self.next_region = 0
         self.store: dict[int, tuple] = {}     # pivot region -> (A list, B list) for that region
         self.n_sampled = self.n_smooth = self.n_rows = 0
-        self.reason = "sample exhausted"
+        self.reason = StopReason.SAMPLE_EXHAUSTED
         self.more_left = False
         self._pi = None                        # (N, number of pivots, Π) cache
         self.stall_rounds = 0                  # blocks processed since the rank last grew
@@ -1192,7 +1197,7 @@ class _Run:
         while m > 64 and not self._elimination_fits(m, self.cols):  # what fits: fewer rows, a smaller first rank
             m //= 2
         if not self._elimination_fits(m, self.cols):
-            self.reason = "time budget"
+            self.reason = StopReason.TIME_BUDGET
             raise _Stop
         Y, ids = Y[:m], ids[:m]
         self.kernel.add(Y, ids, self.U - self.rank, group=1)
@@ -1521,23 +1526,23 @@ class _Run:
                         self._round(False)
         except _Stop:
             pass
-        if self.reason == "upper bound reached":
+        if self.reason == StopReason.UPPER_BOUND:
             self.more_left = self.next_region < self.n_regions or self.n_sampled < count
 
     def _drain(self) -> None:
         """Process the queued regions in blocks (all of them; the caller samples more when needed)."""
         while self.next_region < self.n_regions:
             if self.stop and self.rank >= self.U:
-                self.reason = "upper bound reached"
+                self.reason = StopReason.UPPER_BOUND
                 raise _Stop
             R = min(self._regions_wanted(), self.n_regions - self.next_region)
             while R > 1 and time.monotonic() + self._predict(R) > self.deadline:
                 R //= 2                                    # a smaller block may still fit
             if time.monotonic() + self._predict(R) > self.deadline:
-                self.reason = "time budget"
+                self.reason = StopReason.TIME_BUDGET
                 raise _Stop
             if resident_gb() > MEMORY_STOP * memory_cap_gb():  # a backstop: the estimates missed a working set
-                self.reason = "memory cap"
+                self.reason = StopReason.MEMORY_CAP
                 raise _Stop
             r0 = self.next_region
             self.next_region += R
@@ -1550,10 +1555,10 @@ class _Run:
             self._say()
             self._round(self.rank > before)
         if self.stop and self.rank >= self.U:
-            self.reason = "upper bound reached"
+            self.reason = StopReason.UPPER_BOUND
             raise _Stop
         if time.monotonic() > self.deadline:
-            self.reason = "time budget"
+            self.reason = StopReason.TIME_BUDGET
             raise _Stop
 
     #: The rank counts as stalled after this many rounds (blocks of regions, or sampling rounds that found
@@ -1570,7 +1575,7 @@ class _Run:
             return
         self.stall_rounds += 1
         if self.stalled():
-            self.reason = "rank stalled"
+            self.reason = StopReason.RANK_STALLED
             raise _Stop
 
     def stalled(self) -> bool:
@@ -1602,7 +1607,7 @@ class _Run:
     def _check_clock(self) -> None:
         """Between chunks of a block: stop when the deadline has passed (the rank so far stays certified)."""
         if time.monotonic() > self.deadline:
-            self.reason = "time budget"
+            self.reason = StopReason.TIME_BUDGET
             raise _Stop
 
     # ---- witnesses ---------------------------------------------------------

@@ -40,11 +40,13 @@ import flint
 import numpy as np
 
 from reluid.analysis.progress import report as _report
+from reluid.budget import MIN_SECONDS
 from reluid.errors import InvalidArgument
 from reluid.model.modp import matmul_mod, pivot_columns
 from reluid.model.network import Layer, Network
 from reluid.model.rational import primitive_ray
-from reluid.verdicts import Outcome
+from reluid.verdicts import Mechanism as _names
+from reluid.verdicts import Outcome, PremiseMethod
 
 __all__ = ["DEAD", "ALWAYS_ACTIVE", "NEVER_COACTIVE", "LAYER_FLIP", "ZERO_OUTGOING", "PROPORTIONAL", "KINDS",
            "METHODS", "REFERENCES", "Mechanism", "Activity", "MechanismReport", "detect_mechanisms",
@@ -55,18 +57,18 @@ __all__ = ["DEAD", "ALWAYS_ACTIVE", "NEVER_COACTIVE", "LAYER_FLIP", "ZERO_OUTGOI
 # Mechanisms (i), (ii), (iv) and the always-active shift
 # ===========================================================================
 
-DEAD = "dead-neuron"
-ALWAYS_ACTIVE = "always-active"
-NEVER_COACTIVE = "never-coactive"
-LAYER_FLIP = "layer-flip"
-ZERO_OUTGOING = "zero-outgoing"
-PROPORTIONAL = "proportional-neurons"
-COLLAPSED_KINK = "collapsed-kink"
-AFFINE_FLIP = "affine-layer-flip"
+DEAD = _names.DEAD_NEURON
+ALWAYS_ACTIVE = _names.ALWAYS_ACTIVE
+NEVER_COACTIVE = _names.NEVER_COACTIVE
+LAYER_FLIP = _names.LAYER_FLIP
+ZERO_OUTGOING = _names.ZERO_OUTGOING
+PROPORTIONAL = _names.PROPORTIONAL_NEURONS
+COLLAPSED_KINK = _names.COLLAPSED_KINK
+AFFINE_FLIP = _names.AFFINE_LAYER_FLIP
 KINDS = (DEAD, ALWAYS_ACTIVE, NEVER_COACTIVE, LAYER_FLIP, ZERO_OUTGOING, PROPORTIONAL, COLLAPSED_KINK, AFFINE_FLIP)
 
 #: How a mechanism's premise was established.
-METHODS = ("affine", "orthant", "identity", "farkas")
+METHODS = tuple(PremiseMethod)
 
 REFERENCES = {
     DEAD: "Grigsby, Lindsey, Rolnick 2023, Section 5, mechanism (i) (stably unactivated neuron)",
@@ -99,20 +101,20 @@ class Mechanism:
         of the downstream neuron j (the upstream i is in layer l - 1).
     neurons : tuple of int
         ``(i,)``; ``(i, j)`` for a never co-active pair; the flip set F.
-    method : str
-        ``"affine"`` (layer 1: the pre-activation is affine, decided by
-        inspection), ``"orthant"`` (layer >= 2: the incoming row has one sign,
+    method : PremiseMethod
+        ``AFFINE`` (layer 1: the pre-activation is affine, decided by
+        inspection), ``ORTHANT`` (layer >= 2: the incoming row has one sign,
         and the layer's input lies in the closed positive orthant),
-        ``"identity"`` (an exact matrix identity) or ``"farkas"`` (a
+        ``IDENTITY`` (an exact matrix identity) or ``FARKAS`` (a
         Farkas-tree certificate, in ``evidence``).
     evidence : mapping or None
-        The ``reluid.farkas-tree/1`` certificate when ``method == "farkas"``.
+        The ``reluid.farkas-tree/1`` certificate when the method is ``FARKAS``.
     """
 
-    kind: str
+    kind: _names
     layer: int
     neurons: tuple[int, ...]
-    method: str
+    method: PremiseMethod
     evidence: Mapping | None = None
 
     def __post_init__(self):
@@ -120,9 +122,9 @@ class Mechanism:
             raise InvalidArgument(f"unknown mechanism {self.kind!r}")
         if self.method not in METHODS:
             raise InvalidArgument(f"unknown method {self.method!r}")
-        if (self.method == "farkas") != (self.evidence is not None):
+        if (self.method == PremiseMethod.FARKAS) != (self.evidence is not None):
             raise InvalidArgument("a Farkas-tree premise needs its certificate, and only it")
-        if self.kind in (COLLAPSED_KINK, AFFINE_FLIP) and self.method != "farkas":
+        if self.kind in (COLLAPSED_KINK, AFFINE_FLIP) and self.method != PremiseMethod.FARKAS:
             raise InvalidArgument(f"a {self.kind} premise is proved by Farkas trees")
         object.__setattr__(self, "neurons", tuple(self.neurons))
 
@@ -247,6 +249,9 @@ class MechanismReport:
         For the other layers: how the 0/1 kernel vectors were searched.
     undecided : tuple of (str, str)
         Questions left open: prover budget or timeout, skipped searches.
+    out_of_time : tuple of str
+        The questions of ``undecided`` that the time budget left unasked (a
+        longer budget may decide them), so callers need not read the words.
     prover_queries : int
         Number of "no input with …" questions given to the Farkas-tree prover.
     """
@@ -258,6 +263,7 @@ class MechanismReport:
     flip_search: tuple[tuple[int, str], ...]
     undecided: tuple[tuple[str, str], ...]
     prover_queries: int
+    out_of_time: tuple[str, ...] = ()
 
     def summary(self) -> str:
         """One paragraph: what was checked and found."""
@@ -332,13 +338,13 @@ def _exact_structure(net: Network) -> list[Mechanism]:
         rays: dict = {}
         for i in range(L.n_out):
             if not any(row[i] for row in N.weight):
-                found.append(Mechanism(ZERO_OUTGOING, l, (i,), "identity"))
+                found.append(Mechanism(ZERO_OUTGOING, l, (i,), PremiseMethod.IDENTITY))
                 continue
             ray = primitive_ray(L.weight[i] + (L.bias[i],))
             if ray is None:
                 continue
             if ray[0] in rays:
-                found.append(Mechanism(PROPORTIONAL, l, (rays[ray[0]], i), "identity"))
+                found.append(Mechanism(PROPORTIONAL, l, (rays[ray[0]], i), PremiseMethod.IDENTITY))
             else:
                 rays[ray[0]] = i
     return found
@@ -477,7 +483,6 @@ def _full_rank_mod_p(net: Network, l: int, rows: int | None = None) -> bool:
 
 # ---- detection ---------------------------------------------------------------
 
-_METHOD_ORDER = {"affine": 0, "identity": 1, "orthant": 2, "farkas": 3}
 
 
 class _Detection:
@@ -505,6 +510,7 @@ class _Detection:
         self.no_flip: list[int] = []
         self.flip_status: list[tuple[int, str]] = []
         self.undecided: list[tuple[str, str]] = []
+        self.out_of_time: list[str] = []
         self.queries = 0
         for x in _probe_points(net.input_dim, seed, probes):
             self.add_point(x)
@@ -520,12 +526,17 @@ class _Detection:
                 return k
         return None
 
+    def ran_out(self, question: str) -> None:
+        """``question`` is left undecided because the time budget ran out."""
+        self.undecided.append((question, "time budget exhausted"))
+        self.out_of_time.append(question)
+
     @property
     def has_open(self) -> bool:
         return bool(self.open_dead or self.open_always or self.open_pairs)
 
     def freeze(self) -> MechanismReport:
-        mechanisms = sorted(self.mechanisms, key=lambda m: (_METHOD_ORDER[m.method], KINDS.index(m.kind), m.layer,
+        mechanisms = sorted(self.mechanisms, key=lambda m: (PremiseMethod(m.method).rank, KINDS.index(m.kind), m.layer,
                                                             m.neurons))
         active = sorted((l, i, k) for (l, i), k in self.active.items())
         inactive = sorted((l, i, k) for (l, i), k in self.inactive.items())
@@ -542,7 +553,7 @@ class _Detection:
         return MechanismReport(
             architecture=self.net.architecture, mechanisms=tuple(mechanisms), activity=activity,
             no_flip_layers=tuple(self.no_flip), flip_search=tuple(self.flip_status),
-            undecided=tuple(self.undecided), prover_queries=self.queries)
+            undecided=tuple(self.undecided), prover_queries=self.queries, out_of_time=tuple(self.out_of_time))
 
 
 def _first_layer(d: _Detection) -> None:
@@ -552,10 +563,10 @@ def _first_layer(d: _Detection) -> None:
         if not any(w):
             if b <= 0:
                 d.dead.add((1, i))
-                d.mechanisms.append(Mechanism(DEAD, 1, (i,), "affine"))
+                d.mechanisms.append(Mechanism(DEAD, 1, (i,), PremiseMethod.AFFINE))
             if b >= 0:
                 d.always.add((1, i))
-                d.mechanisms.append(Mechanism(ALWAYS_ACTIVE, 1, (i,), "affine"))
+                d.mechanisms.append(Mechanism(ALWAYS_ACTIVE, 1, (i,), PremiseMethod.AFFINE))
             continue
         ww = sum(v * v for v in w)
         for sign, table in ((1, d.active), (-1, d.inactive)):
@@ -576,7 +587,7 @@ def _deeper_layers(d: _Detection) -> None:
                 d.active[(l, i)] = k
             elif all(v <= 0 for v in w) and b <= 0:
                 d.dead.add((l, i))
-                d.mechanisms.append(Mechanism(DEAD, l, (i,), "orthant"))
+                d.mechanisms.append(Mechanism(DEAD, l, (i,), PremiseMethod.ORTHANT))
             else:
                 d.open_dead.append((l, i))
             k = d.first(lambda z, l=l, i=i: z[l - 1][i] < 0)
@@ -584,7 +595,7 @@ def _deeper_layers(d: _Detection) -> None:
                 d.inactive[(l, i)] = k
             elif all(v >= 0 for v in w) and b >= 0:
                 d.always.add((l, i))
-                d.mechanisms.append(Mechanism(ALWAYS_ACTIVE, l, (i,), "orthant"))
+                d.mechanisms.append(Mechanism(ALWAYS_ACTIVE, l, (i,), PremiseMethod.ORTHANT))
             else:
                 d.open_always.append((l, i))
 
@@ -598,7 +609,7 @@ def _layer_flips(d: _Detection) -> None:
         else:
             d.flip_status.append((l, f"{status}; {len(sets)} minimal flip set(s)"))
         for F in sets:
-            d.mechanisms.append(Mechanism(LAYER_FLIP, l, F, "identity"))
+            d.mechanisms.append(Mechanism(LAYER_FLIP, l, F, PremiseMethod.IDENTITY))
 
 
 def _coactivity(d: _Detection) -> None:
@@ -667,8 +678,8 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
     def ask(conds, question, net=None):
         left = timeout - (time.monotonic() - start)
         _report("mechanism detection: Farkas-tree prover", 1 - left / timeout if 0 < timeout < float("inf") else None)
-        if left <= 0.05:
-            d.undecided.append((question, "time budget exhausted"))
+        if left <= MIN_SECONDS:
+            d.ran_out(question)
             return None
         d.queries += 1
         res = prove_no_input(d.net if net is None else net, conds, max_nodes=max_nodes,
@@ -678,7 +689,7 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
             return None
         return res
 
-    ask.late = lambda: time.monotonic() - start >= timeout - 0.05
+    ask.late = lambda: time.monotonic() - start >= timeout - MIN_SECONDS
 
     for open_, rel, word, refuted, proved, kind in ((d.open_dead, ">0", "active", d.active, d.dead, DEAD),
                                                     (d.open_always, "<0", "negative", d.inactive, d.always,
@@ -691,7 +702,7 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
                 refuted[(l, i)] = d.add_point(res.point)
             else:
                 proved.add((l, i))
-                d.mechanisms.append(Mechanism(kind, l, (i,), "farkas", res.evidence))
+                d.mechanisms.append(Mechanism(kind, l, (i,), PremiseMethod.FARKAS, res.evidence))
     for (l, i, j) in d.open_pairs:
         if (l - 1, i) in d.dead or (l, j) in d.dead:
             continue  # trivially never co-active; the dead neuron is the mechanism
@@ -707,7 +718,7 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
         if res.outcome is Outcome.FOUND:
             d.coactive[(l, i, j)] = d.add_point(res.point)
         else:
-            d.mechanisms.append(Mechanism(NEVER_COACTIVE, l, (i, j), "farkas", res.evidence))
+            d.mechanisms.append(Mechanism(NEVER_COACTIVE, l, (i, j), PremiseMethod.FARKAS, res.evidence))
     _collapsed_kinks(d, ask, Condition)
     _affine_flips(d, ask, Condition)
 
@@ -726,7 +737,7 @@ def _collapsed_kinks(d: _Detection, ask, Condition) -> None:
         nxt = net.layers[p]
         for u in range(hidden[p - 1]):
             if ask.late():
-                d.undecided.append(("collapsed kinks (mechanism iii) not all examined", "time budget exhausted"))
+                d.ran_out("collapsed kinks (mechanism iii) not all examined")
                 return
             if (p, u) in d.dead or (p, u) in d.always or (p, u) not in d.inactive:
                 continue
@@ -749,7 +760,7 @@ def _collapsed_kinks(d: _Detection, ask, Condition) -> None:
                     break
                 proofs.append({"neuron": v, "tree": plain.evidence, "identity_tree": identity.evidence})
             else:
-                d.mechanisms.append(Mechanism(COLLAPSED_KINK, p, (u,), "farkas", {"successors": proofs}))
+                d.mechanisms.append(Mechanism(COLLAPSED_KINK, p, (u,), PremiseMethod.FARKAS, {"successors": proofs}))
 
 
 def _affine_flips(d: _Detection, ask, Condition) -> None:
@@ -766,7 +777,7 @@ def _affine_flips(d: _Detection, ask, Condition) -> None:
         images = [tuple(v if v > 0 else Fraction(0) for v in z[l - 2]) for z in d.pre]
         diffs = [[a - b for a, b in zip(y, images[0])] for y in images[1:]]
         if ask.late():
-            d.undecided.append(("affine layer flips (mechanism iv) not all examined", "time budget exhausted"))
+            d.ran_out("affine layer flips (mechanism iv) not all examined")
             return
         basis = _row_basis(diffs, hidden[l - 2])
         if len(basis) >= hidden[l - 2]:
@@ -800,7 +811,8 @@ def _affine_flips(d: _Detection, ask, Condition) -> None:
                     break
                 proofs.append([pos.evidence, neg.evidence])
             else:
-                d.mechanisms.append(Mechanism(AFFINE_FLIP, l, F, "farkas", {"constant": constant, "trees": proofs}))
+                d.mechanisms.append(Mechanism(AFFINE_FLIP, l, F, PremiseMethod.FARKAS,
+                                              {"constant": constant, "trees": proofs}))
 
 
 def _hull_network(net: Network, l: int, row, bias) -> Network:
@@ -938,7 +950,7 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
     for n, (what, step) in enumerate(steps):
         if late():
             left = ", ".join(w for w, _ in steps[n:])
-            d.undecided.append((f"not examined: {left}", "time budget exhausted"))
+            d.ran_out(f"not examined: {left}")
             return d.freeze()
         step()
     if prover == "always" or (prover == "auto" and not d.mechanisms):

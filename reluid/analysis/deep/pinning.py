@@ -39,6 +39,8 @@ from fractions import Fraction
 
 from reluid.analysis.deep.strict import StrictBudget, nullspace, rank, rref, solve_strict
 from reluid.model.network import Network
+from reluid.verdicts import CoverMethod, PinningCase
+from reluid.verdicts import Frame as FrameKind
 
 __all__ = ["PinningResult", "analyse_pinning", "orthant_zero", "u_frame_b", "count_condition", "choose_frame", "MAX_B_WIDTH",
            "REFERENCE"]
@@ -136,8 +138,8 @@ def choose_frame(net: Network) -> Frame:
     if n1 <= n0:
         cols = _independent_columns(A)
         if cols is not None:
-            return Frame("u", n1, cols)
-    return Frame("x", n0)
+            return Frame(FrameKind.U, n1, cols)
+    return Frame(FrameKind.X, n0)
 
 
 def _independent_columns(A):
@@ -190,7 +192,7 @@ class _W:
         self.A, self.a, self.W, self.w, self.V = L1.weight, L1.bias, L2.weight, L2.bias, L3.weight
         self.frame = frame
         d = self.d = frame.dim
-        if frame.kind == "u":
+        if frame.kind == FrameKind.U:
             self.u = [tuple(ONE if t == j else ZERO for t in range(d)) + (ZERO,) for j in range(self.n1)]
             self.piv = list(range(self.n1))
         else:
@@ -198,7 +200,7 @@ class _W:
             self.piv = [next((t for t in range(d) if self.A[j][t] != 0), 0) for j in range(self.n1)]
         self.deadline, self.max_rows = deadline, max_rows
         self.max_systems = None
-        self.Wint = _integer_rows(self.W, self.w) if frame.kind == "u" else None
+        self.Wint = _integer_rows(self.W, self.w) if frame.kind == FrameKind.U else None
         self.systems = 0
         self.regions: dict[tuple, _Region] = {}
         self._walls: dict = {}
@@ -222,7 +224,7 @@ class _W:
         d = self.d
         out = []
         for k in range(self.n2):
-            if self.frame.kind == "u":
+            if self.frame.kind == FrameKind.U:
                 r = self.Wint[k]
                 v = [r[i] if s[i] > 0 else 0 for i in range(self.n1)] + [r[-1]]
             else:
@@ -251,7 +253,7 @@ class _W:
             if not any(gk[:-1]):
                 R.inv[k] = None                    # constant on R_s: recomputed by the checker
                 continue
-            if self.frame.kind == "u":
+            if self.frame.kind == FrameKind.U:
                 if orthant_zero(gk[:-1], gk[-1]):
                     R.K.add(k)
                     R.vis[k] = None
@@ -280,7 +282,7 @@ class _W:
             uj, p = self.u[j], self.piv[j]
             red = []
             for k in range(self.n2):
-                if self.frame.kind == "u":
+                if self.frame.kind == FrameKind.U:
                     v = g[k][:j] + (0,) + g[k][j + 1:]
                 else:
                     f = g[k][p] / uj[p]
@@ -296,7 +298,7 @@ class _W:
             red = self.wall(s, j)[k]
             if not red[0]:
                 self._wallpt[key] = None
-            elif self.frame.kind == "u":
+            elif self.frame.kind == FrameKind.U:
                 g = self.regions[s].g[k] if s in self.regions else self.g(s)[k]
                 coeffs = [g[i] for i in range(self.n1) if i != j]
                 self._wallpt[key] = True if orthant_zero(coeffs, g[-1]) else None
@@ -367,13 +369,13 @@ class _W:
             covered = set()
 
             def a_holds():
-                return len(covered) == self.n1 if self.frame.kind == "u" else len(basis) == self.n1
+                return len(covered) == self.n1 if self.frame.kind == FrameKind.U else len(basis) == self.n1
 
             def b_holds():      # the u frame's closed form of W.3(b) (see :func:`u_frame_b`)
-                return self.frame.kind == "u" and u_frame_b(self.W[k], s0, covered)
+                return self.frame.kind == FrameKind.U and u_frame_b(self.W[k], s0, covered)
 
             def add(s):
-                if self.frame.kind == "u":
+                if self.frame.kind == FrameKind.U:
                     covered.update(i for i in range(self.n1) if s[i] != s0[i])
                     return
                 rows, c = self.w3a_rows(s0, s)
@@ -401,17 +403,17 @@ class _W:
                         if a_holds() or b_holds():
                             break
             if a_holds():
-                return s0, tuple(edges), "a"
+                return s0, tuple(edges), PinningCase.A
             if b_holds():
-                return s0, tuple(edges), "b"
-            if self.frame.kind == "x" and self.n1 <= MAX_B_WIDTH and self.w3b(k, s0, reached):
-                return s0, tuple(edges), "b"
+                return s0, tuple(edges), PinningCase.B
+            if self.frame.kind == FrameKind.X and self.n1 <= MAX_B_WIDTH and self.w3b(k, s0, reached):
+                return s0, tuple(edges), PinningCase.B
         return None
 
     # ---- H0, H0′ --------------------------------------------------------------------
     def h0(self):
         bad = []
-        if self.frame.kind == "x":
+        if self.frame.kind == FrameKind.X:
             bad += [f"A_{j + 1} = 0" for j in range(self.n1) if not any(self.A[j])]
             norms = {}
             for j in range(self.n1):
@@ -441,7 +443,7 @@ class _W:
                 if s[j] < 0 or len(per[j]) >= need:
                     continue
                 t = s[:j] + (-1,) + s[j + 1:]
-                if self.frame.kind == "x" and t not in self.regions:
+                if self.frame.kind == FrameKind.X and t not in self.regions:
                     continue
                 red = self.wall(s, j)
                 for k in range(self.n2):
@@ -508,7 +510,7 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
     if bad:
         return done(False, "H0′", "; ".join(bad[:3]))
     try:
-        if frame.kind == "u":
+        if frame.kind == FrameKind.U:
             for s in (_all_signs(n1) if n1 <= MAX_ALL_ORTHANTS else _chosen_orthants(n1, seed, chains)):
                 an.region(s)
         else:
@@ -522,10 +524,10 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
         counts = tuple(len(per[j]) for j in range(n1))
         method = None
         if count_condition(counts):
-            method = "count"
+            method = CoverMethod.COUNT
         elif n1 <= MAX_EXHAUSTIVE:
             if _exhaustive_h4(an, per):
-                method = "exhaustive"
+                method = CoverMethod.EXHAUSTIVE
         flats = tuple((v[0], j, v[1], v[2]) for j in range(n1) for v in per[j].values())
         if method is None:
             return done(False, "H4", f"bend flats per H_j: {list(counts)}; "

@@ -31,20 +31,21 @@ from reluid.analysis.shallow.essential import EssentialResult, classes_text, dec
 from reluid.analysis.shallow.function import canonical_row, equivalent
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
-from reluid.verdicts import Outcome, Verdict
+from reluid.verdicts import Mechanism, Outcome, Stratum, Verdict
 
 __all__ = ["Decision", "EssentialResult", "decide", "decide_affine", "hyperplane_text", "STRATA"]
 
 STRATA = {
-    "affine": "no hidden layer: θ is the affine map x ↦ Wx + b, which determines W and b",
-    "empty": "n = 0: θ is a constant; the fibre is the single point θ",
-    "dead-output": "a neuron with zero output weight (Ramakrishnan 2026, Lemma 10)",
-    "constant-neuron": "a neuron with a_i = 0 (Ramakrishnan 2026, Lemma 11(2))",
-    "proportional": "two positively proportional rows (Ramakrishnan 2026, Lemma 11(1))",
-    "cancelling-pair": "an opposite pair whose kinks cancel (σ(z) − σ(−z) = z, Ramakrishnan 2026, Prop. 14)",
-    "dependent-pairs": "opposite pairs with linearly dependent directions (docs/mathematics.md §4)",
-    "opposite-pairs": "opposite pairs with nonzero kinks (docs/mathematics.md §4)",
-    "generic": "all m_i ≠ 0, a_i ≠ 0, rows pairwise linearly independent (docs/mathematics.md §2)",
+    Stratum.AFFINE: "no hidden layer: θ is the affine map x ↦ Wx + b, which determines W and b",
+    Stratum.EMPTY: "n = 0: θ is a constant; the fibre is the single point θ",
+    Stratum.DEAD_OUTPUT: "a neuron with zero output weight (Ramakrishnan 2026, Lemma 10)",
+    Stratum.CONSTANT_NEURON: "a neuron with a_i = 0 (Ramakrishnan 2026, Lemma 11(2))",
+    Stratum.PROPORTIONAL: "two positively proportional rows (Ramakrishnan 2026, Lemma 11(1))",
+    Stratum.CANCELLING_PAIR: "an opposite pair whose kinks cancel (σ(z) − σ(−z) = z, Ramakrishnan 2026, "
+                             "Prop. 14)",
+    Stratum.DEPENDENT_PAIRS: "opposite pairs with linearly dependent directions (docs/mathematics.md §4)",
+    Stratum.OPPOSITE_PAIRS: "opposite pairs with nonzero kinks (docs/mathematics.md §4)",
+    Stratum.GENERIC: "all m_i ≠ 0, a_i ≠ 0, rows pairwise linearly independent (docs/mathematics.md §2)",
 }
 
 
@@ -81,7 +82,7 @@ class Decision:
     """
 
     verdict: Verdict
-    stratum: str
+    stratum: Stratum
     theta: Shallow
     witness: Shallow | None = None
     mechanism: str | None = None
@@ -203,7 +204,7 @@ def decide_affine(net: Network) -> Decision:
     """A network with no hidden layer computes x ↦ Wx + b, which determines W (its linear part) and b (its value at 0)."""
     if net.depth != 1:
         raise InvalidArgument(f"decide_affine needs a network with no hidden layer, got {net.architecture}")
-    return Decision(Verdict.NO_HIDDEN, "affine", None)
+    return Decision(Verdict.NO_HIDDEN, Stratum.AFFINE, None)
 
 
 def _verify_witness(theta: Shallow, witness: Shallow) -> None:
@@ -223,13 +224,13 @@ def _hidden(theta, stratum, witness, mechanism, **details) -> Decision:
 def _decide(theta: Shallow, *, timeout, seed, progress, count_orbits) -> Decision:
     n, m, k = theta.n, theta.m, theta.k
     if n == 0:
-        return Decision(Verdict.NO_HIDDEN, "empty", theta)
+        return Decision(Verdict.NO_HIDDEN, Stratum.EMPTY, theta)
     # 1. dead outputs (Lemma 10): change the row of a neuron whose output is zero
     for i in range(n):
         if not any(theta.out(i)):
             row = theta.row(i)
             new = tuple(-x for x in row) if any(row) else (Fraction(1),) + (Fraction(0),) * m
-            return _hidden(theta, "dead-output", _replace_neuron(theta, i, row=new), "dead-output",
+            return _hidden(theta, Stratum.DEAD_OUTPUT, _replace_neuron(theta, i, row=new), Mechanism.DEAD_OUTPUT,
                            neuron=i, note="m_i = 0, so (a_i, b_i) is free")
     # 2. constant neurons (Lemma 11(2)): move the bias and compensate in c
     for i in range(n):
@@ -240,8 +241,8 @@ def _decide(theta: Shallow, *, timeout, seed, progress, count_orbits) -> Decisio
                 nb, c = b + 1, tuple(cj - x for cj, x in zip(theta.c, mi))
             else:
                 nb, c = b - 1, theta.c
-            return _hidden(theta, "constant-neuron",
-                           _replace_neuron(theta, i, row=theta.A[i] + (nb,), c=c), "constant-neuron",
+            return _hidden(theta, Stratum.CONSTANT_NEURON,
+                           _replace_neuron(theta, i, row=theta.A[i] + (nb,), c=c), Mechanism.CONSTANT_NEURON,
                            neuron=i, note="a_i = 0: m_i σ(b_i) is a constant absorbed by c")
     classes = _classes(theta)
     # 3. positively proportional rows (Lemma 11(1)): move all output weight onto one of them
@@ -255,7 +256,7 @@ def _decide(theta: Shallow, *, timeout, seed, progress, count_orbits) -> Decisio
                 new_i = tuple(x + ratio * y for x, y in zip(theta.out(i), theta.out(j)))
                 w = _replace_neuron(theta, i, out=new_i)
                 w = _replace_neuron(w, j, out=(Fraction(0),) * k)
-                return _hidden(theta, "proportional", w, "merge-proportional", neurons=(i, j),
+                return _hidden(theta, Stratum.PROPORTIONAL, w, Mechanism.MERGE_PROPORTIONAL, neurons=(i, j),
                                ratio=ratio, note="m_i σ(z) + m_j σ(λz) = (m_i + λ m_j) σ(z)")
     # 4. cancelling classes: the class computes an affine map; shift its hyperplane.  Every class
     #    now holds one neuron (K_r = |λ| m_i ≠ 0) or an opposite pair, whose kink may cancel.
@@ -273,7 +274,7 @@ def _decide(theta: Shallow, *, timeout, seed, progress, count_orbits) -> Decisio
                 wit = _replace_neuron(wit, i, row=row[:-1] + (row[-1] + lam,))
             # class moved from b_r to b_r + 1; its affine part −w_neg (a_r x + b_r) changes by −w_neg
             wit = Shallow(wit.M, wit.A, wit.b, tuple(cj + x for cj, x in zip(theta.c, w_neg)), m)
-            return _hidden(theta, "cancelling-pair", wit, "shift-cancelling-pair",
+            return _hidden(theta, Stratum.CANCELLING_PAIR, wit, Mechanism.SHIFT_CANCELLING_PAIR,
                            neurons=tuple(i for i, _ in members),
                            note="the class computes an affine map, so its hyperplane can move")
     if pairs:
@@ -298,12 +299,12 @@ def _decide_generic(theta, *, timeout, seed, progress, count_orbits) -> Decision
         fibre = enumerate_flip_sets(theta, timeout=min(timeout or 2.0, 2.0)) if count_orbits else None
         details = {"flip_set": tuple(F),
                    "note": "Σ_{i∈F} m_i a_iᵀ = 0; flip the rows in F, c′ = c + Σ_{i∈F} m_i b_i"}
-        return Decision(Verdict.HIDDEN, "generic", theta, witness=wit, mechanism="flip-set",
+        return Decision(Verdict.HIDDEN, Stratum.GENERIC, theta, witness=wit, mechanism=Mechanism.FLIP_SET,
                         details=MappingProxyType(details), flip=res, fibre=fibre,
                         fibre_orbits=None if fibre is None else len(fibre.flip_sets) + 1)
     if res.outcome is Outcome.NONE:
-        return Decision(Verdict.NO_HIDDEN, "generic", theta, flip=res, fibre_orbits=1)
-    return Decision(Verdict.UNKNOWN, "generic", theta, flip=res,
+        return Decision(Verdict.NO_HIDDEN, Stratum.GENERIC, theta, flip=res, fibre_orbits=1)
+    return Decision(Verdict.UNKNOWN, Stratum.GENERIC, theta, flip=res,
                     reason=f"flip-set search gave no answer: {res.reason}")
 
 
@@ -327,17 +328,17 @@ def _decide_pairs(theta, pairs, *, timeout) -> Decision:
             wit = _replace_neuron(wit, j, out=tuple(x - dl / abs(lj) for x, dl in zip(oj, delta)))
             c[0] += cr * r[m]
         wit = Shallow(wit.M, wit.A, wit.b, tuple(c), m)
-        return _hidden(theta, "dependent-pairs", wit, "dependent-pairs",
+        return _hidden(theta, Stratum.DEPENDENT_PAIRS, wit, Mechanism.DEPENDENT_PAIRS,
                        classes=len(pair_rows), note="Σ c_r a_r = 0 over the pair directions: the "
                                                     "linear terms −w₋ a_rᵀ of the pairs can trade off")
     res = decide_essential(theta, timeout=timeout)
     if res.outcome is Outcome.NONE:
-        return Decision(Verdict.NO_HIDDEN, "opposite-pairs", theta, pattern=res)
+        return Decision(Verdict.NO_HIDDEN, Stratum.OPPOSITE_PAIRS, theta, pattern=res)
     if res.outcome is Outcome.FOUND:
         case = res.details["case"]
         details = {"pattern": res.description, "case": f"P = {classes_text(case['P'])}, q = {case['q']} (Theorem 4)",
                    "extra_pairs": res.details["extra_pairs"], "dead": res.details["dead"]}
-        return Decision(Verdict.HIDDEN, "opposite-pairs", theta, witness=res.witness, mechanism="pattern",
+        return Decision(Verdict.HIDDEN, Stratum.OPPOSITE_PAIRS, theta, witness=res.witness, mechanism=Mechanism.PATTERN,
                         details=MappingProxyType(details), pattern=res)
-    return Decision(Verdict.UNKNOWN, "opposite-pairs", theta, pattern=res,
+    return Decision(Verdict.UNKNOWN, Stratum.OPPOSITE_PAIRS, theta, pattern=res,
                     reason=f"realisation patterns: {res.reason}")

@@ -53,7 +53,7 @@ from reluid.errors import InvalidArgument
 from reluid.model.jsondata import freeze, thaw
 from reluid.model.modp import pivot_columns
 from reluid.model.network import Network, Shallow
-from reluid.verdicts import Outcome
+from reluid.verdicts import FlipSetMethod, Outcome, PatternMethod
 
 __all__ = ["EssentialResult", "decide_essential", "classes_text", "essential_reason", "CASE_LIMIT", "ENUM_LIMIT",
            "METHODS", "hyperplane_text"]
@@ -64,7 +64,7 @@ CASE_LIMIT = 10_000
 ENUM_LIMIT = 22
 """Largest enumeration exponent the checker accepts (2^22 orientations)."""
 
-METHODS = ("own-only", "flip", "box", "lattice", "modp-enum", "proj-enum")
+METHODS = tuple(PatternMethod)
 
 PRIME = 2_147_483_647          # 2^31 − 1: products of two residues fit in int64
 _CHUNK = 1 << 15
@@ -351,7 +351,7 @@ def _box(E: _Data, case: _Case, clock: Clock) -> list[Fraction] | None:
         g = C @ e + t0                              # gradient in z-space, z = C e
         gc = C.T @ g
         if it % 25 == 0:
-            clock.check("box", "Frank–Wolfe iteration")
+            clock.check(PatternMethod.BOX, "Frank–Wolfe iteration")
             y = -g
             val = float(y @ t0 + np.maximum(0.0, C.T @ y).sum())
             if val < -1e-12 * max(1.0, float(np.abs(y).sum())):
@@ -398,10 +398,10 @@ def _lattice(E: _Data, case: _Case, clock: Clock):
     from reluid.analysis.shallow.flipsets import find_flip_set
 
     net = lattice_network(E, case)
-    for method in ("lattice", "rank"):
+    for method in (FlipSetMethod.LATTICE, FlipSetMethod.RANK):
         rem = clock.remaining()
         if rem is not None and rem <= 0:
-            raise SearchTimeout("lattice", "no time left")
+            raise SearchTimeout(PatternMethod.LATTICE, "no time left")
         res = find_flip_set(net, method=method, timeout=rem)
         if res.outcome is Outcome.NONE and res.evidence.get("method") == method:
             return thaw(res.evidence)
@@ -421,7 +421,7 @@ def _modp(E: _Data, case: _Case, limit: int, clock: Clock, p: int = PRIME):
     R, rank = nmod_mat([[x % p for x in row] + [y % p] for row, y in zip(U, t)], p).rref()
     piv, free = _free_columns(R, rank, nJ + 1)
     if nJ in piv:                                 # 0 = 1 mod p: no solution at all
-        return "none", p
+        return Outcome.NONE, p
     free = [c for c in free if c < nJ]
     if len(free) > limit:
         return "limit", len(free)
@@ -442,9 +442,9 @@ def _modp(E: _Data, case: _Case, limit: int, clock: Clock, p: int = PRIME):
             if all(sum(Ui[c] * e[c] for c in range(nJ)) == ti for Ui, ti in zip(U, t)):
                 sol = {r: 0 for r in case.J}
                 sol.update(zip(Jp, e))
-                return "found", sol
-        clock.check("modp-enum", lambda: f"2^{len(free)} points mod {p}")
-    return "none", p
+                return Outcome.FOUND, sol
+        clock.check(PatternMethod.MODP_ENUM, lambda: f"2^{len(free)} points mod {p}")
+    return Outcome.NONE, p
 
 
 def _proj_plan(E: _Data, case: _Case):
@@ -545,7 +545,7 @@ def _rank_enum(E: _Data, case: _Case, T, F, clock: Clock, p: int = PRIME):
                     XF = [[a + b for a, b in zip(ra, rb)] for ra, rb in zip(XF, CF[r])]
             if _rank(XF) <= q:
                 return e
-        clock.check("proj-enum", lambda: f"2^{len(rest)} orientations")
+        clock.check(PatternMethod.PROJ_ENUM, lambda: f"2^{len(rest)} orientations")
     return None
 
 
@@ -564,73 +564,72 @@ def _own(E: _Data, case: _Case, clock: Clock):
     from reluid.analysis.shallow.flipsets import find_flip_set
 
     if not case.J:
-        return "cert", {"method": "own-only"}
+        return "cert", {"method": PatternMethod.OWN_ONLY}
     idx = sorted(E.singles.values())
     cls = {E.singles[r]: r for r in case.J}
     if case.mp == 0:                               # S_P = Q^m: any single flip is absorbed
-        return "found", {r: 1 - E.e_theta[r] if E.singles[r] == idx[0] else E.e_theta[r] for r in case.J}
+        return Outcome.FOUND, {r: 1 - E.e_theta[r] if E.singles[r] == idx[0] else E.e_theta[r] for r in case.J}
     rem = clock.remaining()
     if rem is not None and rem <= 0:
-        raise SearchTimeout("flip", "no time left")
+        raise SearchTimeout(PatternMethod.FLIP, "no time left")
     res = find_flip_set(_virtual_network(E, case), timeout=rem)
     if res.outcome is Outcome.FOUND:
         flipped = {cls[idx[i]] for i in res.flip_set}
-        return "found", {r: 1 - E.e_theta[r] if r in flipped else E.e_theta[r] for r in case.J}
-    if res.outcome is Outcome.NONE and res.evidence.get("method") != "z3":
-        return "cert", {"method": "flip", "evidence": thaw(res.evidence)}
-    return "unknown", (f"own case: the flip-set problem of the {len(idx)} single neurons modulo the pairs "
+        return Outcome.FOUND, {r: 1 - E.e_theta[r] if r in flipped else E.e_theta[r] for r in case.J}
+    if res.outcome is Outcome.NONE and res.evidence.get("method") != FlipSetMethod.Z3:
+        return "cert", {"method": PatternMethod.FLIP, "evidence": thaw(res.evidence)}
+    return Outcome.UNKNOWN, (f"own case: the flip-set problem of the {len(idx)} single neurons modulo the pairs "
                        f"was not decided with a checkable certificate ({res.reason or res.method})")
 
 
 def _decide_case(E: _Data, case: _Case, limit: int, clock: Clock):
-    """('cert', entry), ('found', e) or ('unknown', reason) for one case."""
+    """('cert', entry), (Outcome.FOUND, e) or (Outcome.UNKNOWN, reason) for one case."""
     if case.own:
         return _own(E, case, clock)
     if min(E.k, case.mp) <= case.q:                # every k × m′ matrix has rank ≤ q
-        return "found", {r: 0 for r in case.J}
+        return Outcome.FOUND, {r: 0 for r in case.J}
     if case.q == 0:
         y = _box(E, case, clock)
         if y is not None:
-            return "cert", {"method": "box", "y": y}
+            return "cert", {"method": PatternMethod.BOX, "y": y}
         ev = _lattice(E, case, clock)
         if ev is not None:
-            return "cert", {"method": "lattice", "evidence": ev}
+            return "cert", {"method": PatternMethod.LATTICE, "evidence": ev}
         st, val = _modp(E, case, limit, clock)
-        if st == "none":
-            return "cert", {"method": "modp-enum", "prime": val}
-        if st == "found":
-            return "found", val
+        if st == Outcome.NONE:
+            return "cert", {"method": PatternMethod.MODP_ENUM, "prime": val}
+        if st == Outcome.FOUND:
+            return Outcome.FOUND, val
     T, F = _proj_plan(E, case)
     rest = len(case.J) - len(T)
     if T and rest <= limit:
         if _rank_enum(E, case, T, F, clock) is None:
-            return "cert", {"method": "proj-enum", "T": T, "F": F}
+            return "cert", {"method": PatternMethod.PROJ_ENUM, "T": T, "F": F}
     if len(case.J) > limit:
-        return "unknown", (f"case P = {classes_text(case.P)}, q = {case.q}: 2^{len(case.J)} orientations exceed "
+        return Outcome.UNKNOWN, (f"case P = {classes_text(case.P)}, q = {case.q}: 2^{len(case.J)} orientations exceed "
                            f"the enumeration limit 2^{limit}")
     ident = [[int(i == j) for i in range(case.mp)] for j in range(case.mp)]
     e = _rank_enum(E, case, [], ident, clock)
     if e is None:
-        return "cert", {"method": "proj-enum", "T": [], "F": ident}
-    return "found", e
+        return "cert", {"method": PatternMethod.PROJ_ENUM, "T": [], "F": ident}
+    return Outcome.FOUND, e
 
 
 def _check_entry(E: _Data, case: _Case, ent: dict) -> None:
     """Re-check the cheap conditions of an entry exactly (the enumerations are exhaustive)."""
     meth = ent["method"]
     assert meth in METHODS
-    if meth == "own-only":
+    if meth == PatternMethod.OWN_ONLY:
         assert case.own and not case.J
-    elif meth == "flip":
-        assert case.own and ent["evidence"]["method"] in ("rank", "lattice", "lattice-enum", "separation",
-                                                          "separation-split", "enumerate", "mitm")
+    elif meth == PatternMethod.FLIP:
+        assert case.own and ent["evidence"]["method"] in set(FlipSetMethod) - {FlipSetMethod.Z3}
     else:
         assert not case.own and min(E.k, case.mp) > case.q
-        if meth == "box":
+        if meth == PatternMethod.BOX:
             assert case.q == 0 and len(ent["y"]) == E.k * case.mp and box_value(E, case, ent["y"]) < 0
-        elif meth in ("lattice", "modp-enum"):
+        elif meth in (PatternMethod.LATTICE, PatternMethod.MODP_ENUM):
             assert case.q == 0
-        elif meth == "proj-enum":
+        elif meth == PatternMethod.PROJ_ENUM:
             assert len(ent["F"]) > case.q and len(case.J) - len(ent["T"]) <= ENUM_LIMIT
             for r in ent["T"]:
                 assert all(sum(a * b for a, b in zip(case.abar[r], col)) == 0 for col in ent["F"])
@@ -793,9 +792,9 @@ def decide_essential(theta: Shallow | Network, *, timeout: float | None = None,
             where = f" in case P = {classes_text(P)}, q = {q}" if case is not None else ""
             return result(Outcome.UNKNOWN, reason=f"timeout after {time.perf_counter() - t0:.1f} s{where}: "
                                                   f"{total - done} of {total} cases left")
-        if st == "unknown":
+        if st == Outcome.UNKNOWN:
             return result(Outcome.UNKNOWN, reason=val)
-        if st == "found":
+        if st == Outcome.FOUND:
             wit, text, details = _witness(E, P, q, val)
             eq = equivalent(theta, wit)
             if not eq.equal or eq.same_orbit:

@@ -131,12 +131,15 @@ def test_prover_out_of_budget_never_becomes_a_verdict():
     rep = detect_mechanisms(DEAD_SOLVER, prover="always", timeout=30, max_nodes=1)
     assert not any(m.method == "farkas" for m in rep.mechanisms)
     assert any("budget" in why for _, why in rep.undecided)
+    assert not rep.out_of_time          # a node budget is not the time budget
 
 
 def test_prover_time_budget_exhausted_is_recorded():
     rep = detect_mechanisms(DEAD_SOLVER, prover="always", timeout=1e-9)
     assert rep.prover_queries == 0
     assert any("budget" in why for _, why in rep.undecided)
+    # the questions the time ran out on are data, not words to search for
+    assert rep.out_of_time and set(rep.out_of_time) <= {q for q, _ in rep.undecided}
     cert = certify_deep(DEAD_SOLVER, timeout=1e-9, fundim_points=200)
     assert cert.verdict is Verdict.UNKNOWN and check_certificate(cert).valid
 

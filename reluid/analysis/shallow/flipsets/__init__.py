@@ -79,7 +79,7 @@ from reluid.analysis.shallow.flipsets.solver import refusal, solve
 from reluid.errors import InvalidArgument
 from reluid.model.jsondata import freeze
 from reluid.model.network import Shallow  # noqa: F401  (the doctests use it)
-from reluid.verdicts import Outcome
+from reluid.verdicts import FlipSetMethod, Outcome
 
 __all__ = [
     "METHODS",
@@ -97,7 +97,8 @@ __all__ = [
     "FlipSetEnumeration",
 ]
 
-METHODS = ("auto", "separation", "rank", "lattice", "enumerate", "mitm", "z3")
+METHODS = ("auto", FlipSetMethod.SEPARATION, FlipSetMethod.RANK, FlipSetMethod.LATTICE, FlipSetMethod.ENUMERATE,
+           FlipSetMethod.MITM, FlipSetMethod.Z3)
 """The values of ``method=`` accepted by :func:`find_flip_set`."""
 
 REFERENCE = "Ramakrishnan 2026, Proposition 24 and Theorem 5; docs/mathematics.md §2-3 (flip sets)"
@@ -384,58 +385,61 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
 
     try:
         if n == 0:
-            return FlipSetResult(Outcome.NONE, None, {"method": "rank", "p": prob.prime(), "rows": []}, "rank",
-                                 stats=(("rank", 0.0, "none"),))
+            return FlipSetResult(Outcome.NONE, None, {"method": FlipSetMethod.RANK, "p": prob.prime(), "rows": []},
+                                 FlipSetMethod.RANK, stats=((FlipSetMethod.RANK, 0.0, "none"),))
         if method in ("auto", "sub"):
             out = run("screen", lambda: screen(prob, clock))
             if out.outcome is Outcome.FOUND:
                 return finish("screen", out)
-        if method in ("auto", "separation"):
-            out = run("separation", lambda: separation(prob, clock, seed,
+        if method in ("auto", FlipSetMethod.SEPARATION):
+            out = run(FlipSetMethod.SEPARATION, lambda: separation(prob, clock, seed,
                                                       split=lambda rest: _split_rest(prob, rest, clock, seed)))
             if out.outcome is not Outcome.UNKNOWN:
-                return finish("separation", out)
-        if method in ("auto", "sub", "rank") and prob.km >= n:
-            out = run("rank", lambda: rank_random(prob, clock))
+                return finish(FlipSetMethod.SEPARATION, out)
+        if method in ("auto", "sub", FlipSetMethod.RANK) and prob.km >= n:
+            out = run(FlipSetMethod.RANK, lambda: rank_random(prob, clock))
             if out.outcome is not Outcome.UNKNOWN:
-                return finish("rank", out)
+                return finish(FlipSetMethod.RANK, out)
         prof = None
         # past n - km > ENUMERATE_MAX_FREE + 2 and n > LATTICE_MAX_N only z3 could use the profile: when z3's
         # formula (about min(km, n) rows) cannot fit in what is left, neither is computed
-        only_z3 = n - prob.km > ENUMERATE_MAX_FREE + 2 and n > LATTICE_MAX_N and method in ("auto", "sub", "z3")
+        only_z3 = (n - prob.km > ENUMERATE_MAX_FREE + 2 and n > LATTICE_MAX_N
+                   and method in ("auto", "sub", FlipSetMethod.Z3))
         no_z3 = refusal(prob, min(prob.km, n), clock, encoding, n - min(prob.km, n)) if only_z3 else None
         if no_z3 is not None:
-            stats.append(("z3", 0.0, no_z3.code))
+            stats.append((FlipSetMethod.Z3, 0.0, no_z3.code))
             reasons.append(f"z3: {no_z3.describe()}")
             return FlipSetResult(Outcome.UNKNOWN, method="none", reason="; ".join(reasons), stats=tuple(stats))
-        if method in ("auto", "sub", "rank", "lattice", "enumerate") or (method == "z3" and prob.km > 2 * n):
+        if (method in ("auto", "sub", FlipSetMethod.RANK, FlipSetMethod.LATTICE, FlipSetMethod.ENUMERATE)
+                or (method == FlipSetMethod.Z3 and prob.km > 2 * n)):
             t0 = time.perf_counter()
             prof = profile(prob, clock)
             r = n - len(prof.rows)
             stats.append(("rank profile", time.perf_counter() - t0, f"kernel dimension {r} mod {prof.p}"))
-            if r == 0 and method in ("auto", "sub", "rank"):
-                return finish("rank", none({"method": "rank", "p": prof.p, "rows": list(prof.rows)}))
-            if method == "rank":
+            if r == 0 and method in ("auto", "sub", FlipSetMethod.RANK):
+                return finish(FlipSetMethod.RANK,
+                              none({"method": FlipSetMethod.RANK, "p": prof.p, "rows": list(prof.rows)}))
+            if method == FlipSetMethod.RANK:
                 reasons.append(f"rank: U has rank {n - r} < n = {n} mod {prof.p}")
-        if method in ("auto", "sub", "lattice") and n <= LATTICE_MAX_N:
-            out = run("lattice", lambda: lattice(prob, prof, clock))
+        if method in ("auto", "sub", FlipSetMethod.LATTICE) and n <= LATTICE_MAX_N:
+            out = run(FlipSetMethod.LATTICE, lambda: lattice(prob, prof, clock))
             if out.outcome is not Outcome.UNKNOWN:
-                return finish("lattice", out)
-        elif method == "lattice":
+                return finish(FlipSetMethod.LATTICE, out)
+        elif method == FlipSetMethod.LATTICE:
             reasons.append(f"lattice: n = {n} > {LATTICE_MAX_N}")
-        if method in ("auto", "sub", "enumerate"):
-            out = run("enumerate", lambda: enumerate_kernel(prob, prof, clock, bar))
+        if method in ("auto", "sub", FlipSetMethod.ENUMERATE):
+            out = run(FlipSetMethod.ENUMERATE, lambda: enumerate_kernel(prob, prof, clock, bar))
             if out.outcome is not Outcome.UNKNOWN:
-                return finish("enumerate", out)
-        if method in ("auto", "sub", "mitm"):
-            out = run("mitm", lambda: mitm(prob, clock, bar))
+                return finish(FlipSetMethod.ENUMERATE, out)
+        if method in ("auto", "sub", FlipSetMethod.MITM):
+            out = run(FlipSetMethod.MITM, lambda: mitm(prob, clock, bar))
             if out.outcome is not Outcome.UNKNOWN:
-                return finish("mitm", out)
-        if method in ("auto", "z3"):
-            out = run("z3", lambda: solve(prob, prof, clock, seed, encoding))
+                return finish(FlipSetMethod.MITM, out)
+        if method in ("auto", FlipSetMethod.Z3):
+            out = run(FlipSetMethod.Z3, lambda: solve(prob, prof, clock, seed, encoding))
             solver_info = out.solver
             if out.outcome is not Outcome.UNKNOWN:
-                return finish("z3", out)
+                return finish(FlipSetMethod.Z3, out)
     except SearchTimeout as t:
         return FlipSetResult(Outcome.UNKNOWN, method="none", solver=solver_info,
                              reason=f"timeout in {t.method} ({t.detail}){_regime(prob)}", stats=tuple(stats))
@@ -519,16 +523,16 @@ def enumerate_flip_sets(theta, *, limit: int | None = None, timeout: float | Non
 
     try:
         if prob.n == 0:
-            return FlipSetEnumeration((), {"method": "mitm", "n": 0})
+            return FlipSetEnumeration((), {"method": FlipSetMethod.MITM, "n": 0})
         prof = profile(prob, clock)
         if prof.coeff is not None:
             for F in kernel_candidates(prof, clock, Progress(False), "count"):
                 add(F)
-            evidence = {"method": "enumerate", "p": prof.p, "rows": list(prof.rows)}
+            evidence = {"method": FlipSetMethod.ENUMERATE, "p": prof.p, "rows": list(prof.rows)}
         elif prob.n <= MITM_MAX_N:
             for F in mitm_hits(prob, clock, Progress(False)):
                 add(F)
-            evidence = {"method": "mitm", "n": prob.n}
+            evidence = {"method": FlipSetMethod.MITM, "n": prob.n}
         else:
             return None
     except (SearchTimeout, ArithmeticError):

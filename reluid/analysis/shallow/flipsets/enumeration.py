@@ -14,6 +14,7 @@ import numpy as np
 from reluid.analysis.shallow.flipsets._problem import (CHUNK, ENUMERATE_MAX_FREE, Clock, MethodResult, Problem,
                                                       Progress, found, gave_up, none)
 from reluid.analysis.shallow.flipsets.rank import Profile
+from reluid.verdicts import FlipSetMethod
 
 __all__ = ["kernel_candidates", "enumerate_kernel"]
 
@@ -45,7 +46,7 @@ def enumerate_kernel(prob: Problem, prof: Profile, clock: Clock, progress: Progr
     r = len(prof.free)
     if r > ENUMERATE_MAX_FREE or prof.coeff is None:
         return gave_up(f"kernel of U mod {prof.p} has dimension {r} > {ENUMERATE_MAX_FREE}")
-    for F in kernel_candidates(prof, clock, progress, "enumerate"):
+    for F in kernel_candidates(prof, clock, progress, FlipSetMethod.ENUMERATE):
         if prob.is_flip(F):
             return found(F)
-    return none({"method": "enumerate", "p": prof.p, "rows": list(prof.rows)})
+    return none({"method": FlipSetMethod.ENUMERATE, "p": prof.p, "rows": list(prof.rows)})

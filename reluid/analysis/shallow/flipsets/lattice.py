@@ -38,6 +38,7 @@ from flint import fmpz_mat
 from reluid.analysis.shallow.flipsets._problem import (LATTICE_ENUM_MAX_NODES, LATTICE_MAX_N, Clock, MethodResult,
                                                       Problem, found, gave_up, none)
 from reluid.analysis.shallow.flipsets.rank import Profile
+from reluid.verdicts import FlipSetMethod
 
 __all__ = ["lattice", "bkz", "enumeration_setup", "enumerate_ball", "have_fpylll", "BKZ_BLOCK"]
 
@@ -73,7 +74,7 @@ def _kernel_lattice(prob: Problem, prof: Profile, clock: Clock):
     for extra in (n // 2 + 16, n + 64, 2 * n + 128):
         N = 1 << extra
         E = fmpz_mat([[1 if c == i else 0 for c in range(n)] + [N * row[i] for row in rowsZ] for i in range(n)])
-        clock.check("lattice", f"LLL in dimension {n}")
+        clock.check(FlipSetMethod.LATTICE, f"LLL in dimension {n}")
         Red, T = E.lll(transform=True)
         zero = [all(Red[i, n + t] == 0 for t in range(len(rowsZ))) for i in range(n)]
         if sum(zero) == r and all(zero[:r]):
@@ -294,7 +295,7 @@ def enumerate_ball(B: list[list[int]], on_leaf, node_limit: int, clock: Clock) -
         if nodes > node_limit:
             raise NodeLimit(node_limit)
         if not nodes & 0x3FFF:
-            clock.check("lattice-enum", lambda: f"{nodes} enumeration nodes in dimension {r}")
+            clock.check(FlipSetMethod.LATTICE_ENUM, lambda: f"{nodes} enumeration nodes in dimension {r}")
         c[j] = v
         rho[j] = b
         absum[j] = absum[j + 1] + abs(v)
@@ -334,7 +335,7 @@ def _enumerate_certificate(prob: Problem, prof: Profile, B, C, clock: Clock, nod
             return found(F)
     if hits:
         raise ArithmeticError("an enumerated 0/1 kernel vector is not a flip set")
-    return none({"method": "lattice-enum", "p": prof.p, "basis": B, "inverse": C,
+    return none({"method": FlipSetMethod.LATTICE_ENUM, "p": prof.p, "basis": B, "inverse": C,
                  "rank_rows": list(prof.rows), "rank_cols": list(prof.pivots), "nodes": nodes})
 
 
@@ -364,7 +365,7 @@ def lattice(prob: Problem, prof: Profile, clock: Clock, node_limit: int = LATTIC
                 return found(F)
     C = _integral_inverse_columns(T, r)
     if (have_fpylll() if reduce is None else reduce) and r > 2:
-        clock.check("lattice", f"BKZ-{BKZ_BLOCK} in dimension {r}")
+        clock.check(FlipSetMethod.LATTICE, f"BKZ-{BKZ_BLOCK} in dimension {r}")
         B, C = bkz(B, C)
     if not hopeless:
         Bf = np.array(B, dtype=np.float64)
@@ -378,9 +379,9 @@ def lattice(prob: Problem, prof: Profile, clock: Clock, node_limit: int = LATTIC
                     break
                 prev = di
             else:
-                return none({"method": "lattice", "p": prof.p, "basis": B, "inverse": C,
+                return none({"method": FlipSetMethod.LATTICE, "p": prof.p, "basis": B, "inverse": C,
                              "rank_rows": list(prof.rows), "rank_cols": list(prof.pivots)})
     if node_limit <= 0:
         return gave_up(f"Gram–Schmidt bound fails: min ‖b*_i‖² ≤ n = {n}")
-    clock.check("lattice-enum", f"dimension {r}")
+    clock.check(FlipSetMethod.LATTICE_ENUM, f"dimension {r}")
     return _enumerate_certificate(prob, prof, B, C, clock, node_limit)

@@ -13,6 +13,7 @@ import numpy as np
 
 from reluid.analysis.shallow.flipsets._problem import (HASH_PRIME, MITM_MAX_N, Clock, MethodResult, Problem,
                                                       Progress, found, gave_up, none)
+from reluid.verdicts import FlipSetMethod
 
 __all__ = ["mitm_hits", "mitm"]
 
@@ -33,7 +34,7 @@ def mitm_hits(prob: Problem, clock: Clock, progress: Progress):
         return a
 
     left, right = sums(keys[:h]), sums(keys[h:])
-    clock.check("mitm", f"n = {n}, subset sums built")
+    clock.check(FlipSetMethod.MITM, f"n = {n}, subset sums built")
     order = np.argsort(left)
     ls = left[order]
     target = (P - right) % P
@@ -50,7 +51,7 @@ def mitm_hits(prob: Problem, clock: Clock, progress: Progress):
                 continue
             yield frozenset(i for i in range(h) if lmask >> i & 1) | frozenset(
                 h + i for i in range(n - h) if rmask >> i & 1)
-        clock.check("mitm", lambda: f"n = {n}, matching")
+        clock.check(FlipSetMethod.MITM, lambda: f"n = {n}, matching")
     progress.advance(task, len(right))
 
 
@@ -61,4 +62,4 @@ def mitm(prob: Problem, clock: Clock, progress: Progress) -> MethodResult:
     for F in mitm_hits(prob, clock, progress):
         if prob.is_flip(F):
             return found(F)
-    return none({"method": "mitm", "n": n})
+    return none({"method": FlipSetMethod.MITM, "n": n})

@@ -20,6 +20,7 @@ from reluid.analysis.shallow.flipsets._problem import (ENUMERATE_MAX_FREE, Clock
                                                           SearchTimeout, found, gave_up, none)
 from reluid.budget import memory_left_gb
 from reluid.model.modp import pivot_columns
+from reluid.verdicts import FlipSetMethod
 
 __all__ = ["screen", "rank_random", "contiguous_rows", "Profile", "profile", "BLAS_DET_MIN_N"]
 
@@ -88,13 +89,13 @@ def rank_random(prob: Problem, clock: Clock, tries: int = 1) -> MethodResult:
     if len(contiguous_rows(prob.k, prob.m, n)) == n:
         rows = contiguous_rows(prob.k, prob.m, n)
         if _minor_det_nonzero(prob, rows, p):
-            return none({"method": "rank", "p": p, "rows": rows})
-        clock.check("rank", f"n = {n}")
+            return none({"method": FlipSetMethod.RANK, "p": p, "rows": rows})
+        clock.check(FlipSetMethod.RANK, f"n = {n}")
     for _ in range(tries):
         rows = prob.balanced_rows(n)
         if _minor_det_nonzero(prob, rows, p):
-            return none({"method": "rank", "p": p, "rows": rows})
-        clock.check("rank", f"n = {n}")
+            return none({"method": FlipSetMethod.RANK, "p": p, "rows": rows})
+        clock.check(FlipSetMethod.RANK, f"n = {n}")
     return gave_up(f"the n × n minors of U tried vanish mod {p}")
 
 

@@ -42,6 +42,7 @@ import numpy as np
 from flint import fmpz_mat
 
 from reluid.analysis.shallow.flipsets._problem import Clock, MethodResult, Problem, found, gave_up, none
+from reluid.verdicts import FlipSetMethod, Outcome
 
 __all__ = ["separation", "separate", "exact_scores", "common_scores", "split_set", "LP_MAX_ENTRIES",
            "SPLIT_MAX_REST", "have_lp"]
@@ -136,7 +137,7 @@ def _lbfgs(Ah: np.ndarray, Mh: np.ndarray, clock: Clock, seed: int, max_evals: i
     pairs: deque = deque(maxlen=20)
     stall = 0
     while state["hit"] is None and state["evals"] < max_evals:
-        clock.check("separation", lambda: f"L-BFGS, {state['evals']} evaluations")
+        clock.check(FlipSetMethod.SEPARATION, lambda: f"L-BFGS, {state['evals']} evaluations")
         q = g.copy()
         alphas = []
         for s, y, rho in reversed(pairs):
@@ -247,7 +248,7 @@ def separate(prob: Problem, clock: Clock, seed: int = 0):
     if hit is None:
         return None, f"{tried} found no y with yᵀu_i > 0 for every i", last
     for Yi in _round(hit, Ah, Mh):
-        clock.check("separation", "exact check of the rounded y")
+        clock.check(FlipSetMethod.SEPARATION, "exact check of the rounded y")
         if min(exact_scores(prob, Yi)) > 0:
             return Yi, None, last
     return None, "the rounded y does not separate exactly", last
@@ -262,7 +263,7 @@ def separation(prob: Problem, clock: Clock, seed: int = 0, split=None) -> Method
     """
     Y, why, last = separate(prob, clock, seed)
     if Y is not None:
-        return none({"method": "separation", "y": Y})
+        return none({"method": FlipSetMethod.SEPARATION, "y": Y})
     if split is None or last is None or not np.isfinite(last).all() or not np.abs(last).max() > 0:
         return gave_up(why)
     top = np.abs(last).max()
@@ -271,8 +272,8 @@ def separation(prob: Problem, clock: Clock, seed: int = 0, split=None) -> Method
     if not rest or len(rest) > min(SPLIT_MAX_REST, prob.n // 2):
         return gave_up(f"{why}; the split would leave {len(rest)} of the {prob.n} neurons" if rest else why)
     sub = split(rest)
-    if sub.outcome.value == "found":
+    if sub.outcome is Outcome.FOUND:
         return found(rest[i] for i in sub.flip_set)
-    if sub.outcome.value != "none":
+    if sub.outcome is not Outcome.NONE:
         return gave_up(f"{why}; no certificate for the {len(rest)} neurons the split leaves ({sub.reason})")
-    return none({"method": "separation-split", "y": Yi, "rest": rest, "sub": sub.evidence})
+    return none({"method": FlipSetMethod.SEPARATION_SPLIT, "y": Yi, "rest": rest, "sub": sub.evidence})

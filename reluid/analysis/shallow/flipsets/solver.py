@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from reluid.analysis.shallow.flipsets._problem import Clock, MethodResult, Problem, SearchTimeout, found, gave_up
 from reluid.analysis.shallow.flipsets.rank import Profile
-from reluid.budget import memory_left_gb
-from reluid.verdicts import Outcome
+from reluid.budget import MIN_SECONDS, memory_left_gb
+from reluid.verdicts import FlipSetMethod, Outcome
 
 __all__ = ["solve", "Z3Refusal"]
 
@@ -94,8 +94,8 @@ def solve(prob: Problem, prof: Profile | None, clock: Clock, seed: int, encoding
     kernel_dim = prob.n - len(prof.rows) if prof is not None else None
     for _ in range(prob.km + 1):
         rem = clock.remaining()
-        if rem is not None and rem <= 0.05:
-            raise SearchTimeout("z3", f"n = {prob.n}, no time left for the solver")
+        if rem is not None and rem <= MIN_SECONDS:
+            raise SearchTimeout(FlipSetMethod.Z3, f"n = {prob.n}, no time left for the solver")
         no = refusal(prob, len(rows), clock, encoding, kernel_dim)
         if no is not None:
             return gave_up(no.describe())

@@ -1,0 +1,185 @@
+"""One vocabulary: no module spells an enumerated name as a string literal.
+
+``reluid/verdicts.py`` and ``reluid/certificates/schema.py`` define every
+enumerated name (verdicts, outcomes, claim statuses, check states,
+mechanisms, strata, the methods of the evidence, frames, claim kinds and
+roles) as a :class:`enum.StrEnum`; everything else imports the members.  The
+detector below reads the package with :mod:`ast` and reports each string
+constant equal to a value of those enums outside the two defining modules.
+
+Values with a hyphen or a space (``"dead-neuron"``, ``"not re-verified"``)
+mean one thing only and are reported wherever they occur.  The values in
+:data:`ORDINARY` are also ordinary words or symbols of the package (``"x"``
+is a MathML identifier, ``"rank"`` a JSON field, ``"none"`` a CLI word), so
+they are reported only where a string is used as a name: compared (``==``,
+``in``), returned, given as a ``method=``/``frame=``/… argument or as the
+value of such a key in a dict display, or as keys of a dict display that
+holds two or more values of one vocabulary.  Docstrings and f-string text are
+prose and never reported.  :data:`ALLOWED` lists, with a reason, the few
+places where such a string is genuinely something else.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from pathlib import Path
+
+import pytest
+
+import reluid
+from reluid import verdicts
+from reluid.certificates import schema
+
+PACKAGE = Path(reluid.__file__).resolve().parent
+DEFINING = {"verdicts.py", "certificates/schema.py"}
+
+#: every enum the two defining modules declare (a new vocabulary is checked without being listed here)
+VOCABULARIES = tuple(v for mod in (verdicts, schema) for v in vars(mod).values()
+                     if isinstance(v, type) and issubclass(v, enum.Enum) and v.__module__ == mod.__name__
+                     and v is not verdicts.Name)
+
+#: vocabulary -> the enums it belongs to
+VALUES: dict[str, tuple[str, ...]] = {}
+for _enum in VOCABULARIES:
+    for _member in _enum:
+        if _member.value:
+            VALUES[_member.value] = VALUES.get(_member.value, ()) + (_enum.__name__,)
+
+#: values that are also ordinary words or symbols of the package: reported only where used as names
+ORDINARY = frozenset({"a", "b", "u", "x", "none", "unknown", "found", "count", "rank", "lattice", "affine",
+                      "identity", "orthant", "farkas", "empty", "generic", "proportional", "pattern", "verdict",
+                      "information", "hidden", "invalid", "flip", "box", "verified", "failed", "rejected",
+                      "witness", "separation", "enumerate", "exhaustive", "z3", "mitm", "constant", "dead",
+                      "merge"})
+
+#: keys (of dict displays and keyword arguments) whose string values are names of a vocabulary
+NAME_KEYS = frozenset({"method", "frame", "mechanism", "kind", "status", "check", "outcome", "verdict", "role",
+                       "stratum", "case"})
+
+#: (module, value): why the literal there is not the enum's name
+ALLOWED = {
+    ("analysis/shallow/flipsets/__init__.py", "none"): "FlipSetResult.method 'none': no method answered (a label "
+                                                       "of the search), not the outcome NONE",
+    ("analysis/deep/farkas.py", "farkas"): "the LP status 'farkas' (closed rows infeasible), beside 'optimal' and "
+                                           "'error': the solver's word, not the premise method",
+    ("analysis/deep/strict.py", "farkas"): "solve_strict's result tag ('point' or 'farkas', a Farkas certificate), "
+                                           "not the premise method",
+    ("analysis/deep/equivalence.py", "box"): "an equivalence region's kind (a box of inputs), not the pattern method",
+    ("report/equivalence.py", "box"): "an equivalence region's kind (a box of inputs), not the pattern method",
+    ("checker/deep.py", "b"): "the bias positions ('W' / 'b') of a difference between θ′ and θ, not W.3(b)",
+    ("io/onnx_format.py", "affine"): "the ONNX reader's name for a Gemm/MatMul+Add node, not a stratum",
+    ("io/sklearn_adapter.py", "identity"): "scikit-learn's out_activation_ 'identity', not a premise method",
+    ("report/html.py", "not re-verified"): "the badge text shown for CheckState.NOT_REVERIFIED (words, which "
+                                           "happen to equal the state's name)",
+    ("certificates/build.py", "no-flip-set"): "a claim id (ids read like their kind, but name one claim)",
+    ("certificates/build.py", "flip-set"): "a claim id (ids read like their kind, but name one claim)",
+    ("certificates/build.py", "paper-condition"): "a claim id (ids read like their kind, but name one claim)",
+    ("certificates/build.py", "local-identifiability"): "a claim id (ids read like their kind, but name one claim)",
+    ("certificates/build.py", "reduced-no-hidden-symmetries"): "a claim id (ids read like their kind, but name one "
+                                                               "claim)",
+}
+
+
+def _prose(tree) -> set[int]:
+    """ids of docstring constants and of the text parts of f-strings."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+        if isinstance(node, ast.JoinedStr):
+            out.update(id(v) for v in node.values if isinstance(v, ast.Constant))
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            out.update(id(c) for c in ast.walk(node.value))
+    return out
+
+
+def _constants(node):
+    """The string constants of ``node`` itself or of a tuple / list / set display it is."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [e for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return []
+
+
+def _name_uses(tree) -> set[int]:
+    """ids of the string constants used as names (see the module docstring)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for side in (node.left, *node.comparators):
+                out.update(id(c) for c in _constants(side))
+        elif isinstance(node, ast.Return) and node.value is not None:
+            out.update(id(c) for c in _constants(node.value))
+        elif isinstance(node, ast.keyword) and node.arg in NAME_KEYS:
+            out.update(id(c) for c in _constants(node.value))
+        elif isinstance(node, ast.Dict):
+            keys = [k for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+            for k, v in zip(node.keys, node.values):
+                if k in keys and k.value in NAME_KEYS:
+                    out.update(id(c) for c in _constants(v))
+            for enum_name in {e for k in keys for e in VALUES.get(k.value, ())}:
+                same = [k for k in keys if enum_name in VALUES.get(k.value, ())]
+                if len(same) >= 2:
+                    out.update(id(k) for k in same)
+    return out
+
+
+def offenders(source: str, module: str = "<source>") -> list[tuple[str, int, str]]:
+    """(module, line, value) for every vocabulary value spelled as a literal in ``source``."""
+    tree = ast.parse(source)
+    prose, names = _prose(tree), _name_uses(tree)
+    out = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in prose:
+            continue
+        if node.value in VALUES and (node.value not in ORDINARY or id(node) in names):
+            out.append((module, node.lineno, node.value))
+    return sorted(out)
+
+
+def _package_offenders():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = path.relative_to(PACKAGE).as_posix()
+        if module not in DEFINING:
+            yield from offenders(path.read_text(encoding="utf-8"), module)
+
+
+PLANTED = [
+    ('if method == "mitm":\n    pass\n', ["mitm"]),
+    ('evidence = {"method": "rank", "p": 7}\n', ["rank"]),
+    ('near = frame == "u"\n', ["u"]),
+    ('kind = "dead-neuron"\n', ["dead-neuron"]),
+    ('CLASS = {"verified": "ok", "failed": "bad"}\n', ["failed", "verified"]),
+    ('claim = Claim("c", kind, "s", "r", role="information")\n', ["information"]),
+    ('def w3(k):\n    return k, "b"\n', ["b"]),
+    ('if status in ("not re-verified", "failed"):\n    pass\n', ["failed", "not re-verified"]),
+    ('x = mi("x")\ny = row["rank"]\n', []),
+    ('def f():\n    """Evidence {"method": "mitm"} and the frame "u"."""\n', []),
+    ('message = f"timeout in mitm: {x}"\n', []),
+    ('__all__ = ["lattice", "rank"]\n', []),
+]
+
+
+@pytest.mark.parametrize("source,expected", PLANTED)
+def test_the_detector_finds_planted_literals(source, expected):
+    assert sorted(v for _, _, v in offenders(source)) == expected
+
+
+def test_no_module_spells_a_vocabulary_as_a_string():
+    found = list(_package_offenders())
+    bad = [f"{m}:{line}: {v!r} ({', '.join(VALUES[v])})" for m, line, v in found if (m, v) not in ALLOWED]
+    assert not bad, "string literals of an enumerated name (import the enum member instead):\n" + "\n".join(bad)
+
+
+def test_the_vocabularies_are_found():
+    names = {v.__name__ for v in VOCABULARIES}
+    assert {"Verdict", "ClaimStatus", "CheckState", "Mechanism", "FlipSetMethod", "Frame", "ClaimKind"} <= names
+
+
+def test_every_allowed_literal_is_still_there():
+    found = {(m, v) for m, _, v in _package_offenders()}
+    assert set(ALLOWED) <= found, f"stale entries of ALLOWED: {sorted(set(ALLOWED) - found)}"
