@@ -389,7 +389,7 @@ class _W:
                 s = queue.pop(0)
                 for j in range(self.n1):
                     t = s[:j] + (-s[j],) + s[j + 1:]
-                    if t in seen or (t not in self.regions and self.frame.kind == "x"):
+                    if t in seen or (t not in self.regions and self.frame.kind == FrameKind.X):
                         continue                           # x frame: only regions with witnesses
                     if t not in self.regions:
                         self.region(t)                     # u frame: every pattern is a region (Lemma 10.18)
