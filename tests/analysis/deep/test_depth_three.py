@@ -1,16 +1,25 @@
-"""Exact checks of two examples of docs/mathematics.md §12 (three hidden layers).
+"""Exact checks of the examples of docs/mathematics.md §12 (three hidden layers).
 
 * Example 12.19: a same-architecture competitor whose layer-1 hyperplanes are not θ's
   (the device of the note's Proposition L.2 inside Ω(2, 2, 1, 1, 1)).
-* Proposition 12.5: θ^{F1,F2,∅} built by the three-step recipe computes f_θ, and the recipe's
-  bias shift and the flip condition are needed.
+* Proposition 12.5: θ^{F1,F2,F3} built by the three-step recipe computes f_θ, with nonempty flip
+  sets in all three layers and with F3 in the function family 𝔉̂_3 ∖ 𝔉_3 (the constant shift
+  γ_{F3}); the recipe's bias shifts and the flip conditions are needed.
+* Example 12.21: the facts of the Ω(3, 3, 2, 6, 1) network of §12.7 that exact evaluation, ranks and
+  the shallow flip-set analysis decide (nonempty cells, the level-2 bend flats behind fullness,
+  rigid edges, walls, the seed of the pinning certificate, trivial flip families).
 """
 
 from __future__ import annotations
 
 from fractions import Fraction as F
 
+from itertools import product
+
 from reluid.analysis.deep.equivalence import equivalent
+from reluid.analysis.deep.regions import activation_regions
+from reluid.analysis.deep.strict import rank
+from reluid.analysis.shallow.flipsets import find_flip_set
 from reluid.model.network import Network
 
 HALF = F(1, 2)
@@ -48,15 +57,15 @@ def test_example_12_19_competitor_is_exact_and_moves_layer_1():
     assert COMPETITOR.preactivations((F(0), F(3)))[1][0] == 0
 
 
-def _flipped(W1, b1, W2, b2, W3, b3, V, c, F1, F2, F3):
-    """θ^{F1,F2,F3} by the three steps of §12.2 (F_ℓ in 𝔉_ℓ; γ_{F3} = Σ_{F3} V_{:,k} b^3_k)."""
+def _flipped(W1, b1, W2, b2, W3, b3, V, c, F1, F2, F3, gamma=None):
+    """θ^{F1,F2,F3} by the three steps of §12.2 (γ_{F3} = Σ_{F3} V_{:,k} b^3_k unless ``gamma`` is given)."""
     W1 = [[-v for v in r] if j in F1 else list(r) for j, r in enumerate(W1)]
     b2 = [b2[i] + sum(W2[i][j] * b1[j] for j in F1) for i in range(len(b2))]
     b1 = [-v if j in F1 else v for j, v in enumerate(b1)]
     b3 = [b3[k] + sum(W3[k][i] * b2[i] for i in F2) for k in range(len(b3))]
     W2 = [[-v for v in r] if i in F2 else list(r) for i, r in enumerate(W2)]
     b2 = [-v if i in F2 else v for i, v in enumerate(b2)]
-    c = [c[o] + sum(V[o][k] * b3[k] for k in F3) for o in range(len(c))]
+    c = [c[o] + (sum(V[o][k] * b3[k] for k in F3) if gamma is None else gamma[o]) for o in range(len(c))]
     W3 = [[-v for v in r] if k in F3 else list(r) for k, r in enumerate(W3)]
     b3 = [-v if k in F3 else v for k, v in enumerate(b3)]
     return Network.from_lists([(W1, b1), (W2, b2), (W3, b3), (V, c)])
@@ -84,3 +93,116 @@ def test_proposition_12_5_three_layer_flips():
     assert equivalent(theta, Network.from_lists(layers)).equal is False
     # a set that is not a layer-2 flip set ({0}: W3[:,0] W2[0] ≠ 0) does not keep f
     assert equivalent(theta, _flipped(W1, b1, W2, b2, W3, b3, V, c, (), (0,), ())).equal is False
+
+
+def test_proposition_12_5_flips_in_all_three_layers():
+    # the planted net above with a third layer-3 neuron: F3 = {0, 2} ∈ 𝔉_3 (2·W3[0] − W3[2] = 0),
+    # and W3[:,1] = 2 W3[:,0] still holds, so F2 = {0, 1} ∈ 𝔉_2
+    W1, b1 = [[1, 1], [2, 2]], [F(1, 3), -1]
+    W2, b2 = [[4, -2], [-2, 1], [-6, 3]], [1, 1, -2]
+    W3, b3 = [[1, 2, 1], [3, 6, -1], [2, 4, 2]], [F(1, 4), -3, F(2, 7)]
+    V, c = [[2, 1, -1]], [F(1, 5)]
+    args = (W1, b1, W2, b2, W3, b3, V, c)
+    theta = Network.from_lists([(W1, b1), (W2, b2), (W3, b3), (V, c)])
+    for F1, F2, F3 in product(((), (0, 1)), ((), (0, 1)), ((), (0, 2))):
+        flipped = _flipped(*args, F1, F2, F3)
+        eq = equivalent(theta, flipped)
+        assert eq.equal is True, (F1, F2, F3)
+        assert eq.same_orbit is (F1 == F2 == F3 == ())
+        # the flipped pre-activations are diag(ε)u, diag(δ)z^2, diag(η)z^3
+        for x in ((F(1, 3), F(-2)), (F(-5, 2), F(3, 4)), (F(7), F(1, 9))):
+            for pre, flip, pre_f in zip(theta.preactivations(x), (F1, F2, F3), flipped.preactivations(x)):
+                assert list(pre_f) == [-v if m in flip else v for m, v in enumerate(pre)]
+    # F3 = {0, 2} without the shift of c, and F3 = {0} (not a flip set), change f
+    assert equivalent(theta, _flipped(*args, (0, 1), (0, 1), (0, 2), gamma=[0])).equal is False
+    assert equivalent(theta, _flipped(*args, (), (), (0,))).equal is False
+
+
+def test_proposition_12_5_function_family_needs_the_constant_value():
+    # z^2_1 ≡ 3 (zero row), so Σ_k V_k z^3_k = 7σ(3) + Σ b^3 = 21 − 1/2 is constant although
+    # Σ_k V_k W3[k] = (0, 7) ≠ 0: F3 = {0, 1} lies in 𝔉̂_3 ∖ 𝔉_3, and γ_{F3} = 41/2, not Σ V_k b^3_k
+    W1, b1 = [[1, 0], [0, 1]], [0, 0]
+    W2, b2 = [[1, 1], [0, 0]], [-1, 3]
+    W3, b3 = [[1, 2], [-1, 5]], [F(1, 2), -1]
+    V, c = [[1, 1]], [F(1, 3)]
+    args = (W1, b1, W2, b2, W3, b3, V, c)
+    theta = Network.from_lists([(W1, b1), (W2, b2), (W3, b3), (V, c)])
+    assert equivalent(theta, _flipped(*args, (), (), (0, 1), gamma=[F(41, 2)])).equal is True
+    assert equivalent(theta, _flipped(*args, (), (), (0, 1))).equal is False
+
+
+#: Example 12.21 (§12.7): W^1 = I, b^1 = 0; layer 3 has rows (1/d_k, 1/c_k), b^3_k = −1, V = 1, c = 0
+CD = [(F(1, 10), F(9, 10)), (F(2, 10), F(8, 10)), (F(3, 10), F(7, 10)),
+      (F(7, 10), F(3, 10)), (F(8, 10), F(2, 10)), (F(9, 10), F(1, 10))]
+W1_B, W2_B, B2_B = [[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[5, 1, 10], [-6, -1, -8]], [-5, F(11, 2)]
+W3_B = [[1 / d, 1 / c] for c, d in CD]
+NET_B = Network.from_lists([(W1_B, [0, 0, 0]), (W2_B, B2_B), (W3_B, [-1] * 6), ([[1] * 6], [0])])
+#: the full layer-1 regions (the star of rigid edges at (+, +, +))
+FULL = ((1, 1, 1), (-1, 1, 1), (1, -1, 1), (1, 1, -1))
+
+
+def _flat_witness(s, target):
+    """A rational x with layer-1 pattern s and z^2(x) = target (u = x), or None: the points of
+    (B4) of the level-2 bend triples, searched on a grid of the free coordinate of the flat."""
+    P = [m for m in range(3) if s[m] > 0]
+    for t in (F(q, 64) for q in range(-128, 129)):
+        x = [F(-1)] * 3
+        if len(P) == 3:
+            x[P[0]] = t
+        rest = P[-2:]
+        # solve the 2 × 2 system W2[:, rest] x_rest = target − b2 − W2[:, other P] x
+        rhs = [target[i] - B2_B[i] - sum(W2_B[i][m] * x[m] for m in P if m not in rest) for i in (0, 1)]
+        (a, b), (c, d) = ([W2_B[i][m] for m in rest] for i in (0, 1))
+        det = a * d - b * c
+        x[rest[0]], x[rest[1]] = (d * rhs[0] - b * rhs[1]) / det, (a * rhs[1] - c * rhs[0]) / det
+        u, z2, _ = NET_B.preactivations(x)
+        if all(s[m] * u[m] > 0 for m in range(3)) and list(z2) == list(target):
+            return x
+    return None
+
+
+def test_example_12_21_flats_cells_and_rigid_edges():
+    regs = activation_regions(NET_B, upto=2)
+    assert regs.complete and len(regs) == 25
+    cells = {r.pattern[0] for r in regs.regions}
+    # level-2 bend flats: neuron 1 at z^2 = (0, c_k) and neuron 2 at z^2 = (d_k, 0), cell (s, (+, +))
+    expected = {(1, 1, 1): 6, (1, -1, 1): 6, (1, 1, -1): 3, (-1, 1, 1): 3}
+    for s in FULL:
+        assert (s, (1, 1)) in cells
+        counts = []
+        for i in (0, 1):
+            pts = [_flat_witness(s, (0, c) if i == 0 else (d, 0)) for c, d in CD]
+            counts.append(sum(p is not None for p in pts))
+            for p in filter(None, pts):
+                # (B4): a wall point of the layer-2 edge, z^3_k = 0 there for its k
+                z3 = NET_B.preactivations(p)[2]
+                assert sum(v == 0 for v in z3) == 1
+        assert counts == [expected[s]] * 2, s
+    # rank[u_j; z^{2,+++}_1; z^{2,+++}_2] = 3 for every j: the three edges at (+, +, +) are rigid
+    z2 = [list(W2_B[i]) + [B2_B[i]] for i in (0, 1)]
+    for j in range(3):
+        assert rank([[int(m == j) for m in range(3)] + [0]] + z2) == 3
+    # the seed ((+, +, +), (−, +)): z^3_k = z^2_2/c_k − 1 there; every k is visible (a witness with
+    # z^2_2 = c_k) and the six pieces are pairwise independent (distinct c_k), so the seed is good
+    for k, (c, d) in enumerate(CD):
+        x = _flat_witness((1, 1, 1), (-F(1, 10), c))
+        assert x is not None and NET_B.preactivations(x)[2][k] == 0
+    pieces = [[v / c for v in z2[1]] for c, _ in CD]
+    for p in pieces:
+        p[-1] -= 1
+    assert all(rank([p, q]) == 2 for p, q in product(pieces, pieces) if p is not q)
+
+
+def test_example_12_21_flip_families_are_trivial():
+    layers = NET_B.layers
+    for pair in ((layers[0], layers[1]), (layers[1], layers[2]), (layers[2], layers[3])):
+        assert find_flip_set(Network(pair).shallow()).outcome.value == "none"
+    # so a flip of any one neuron changes f, and a G-image does not
+    params = [(W1_B, [0, 0, 0]), (W2_B, B2_B), (W3_B, [-1] * 6), ([[1] * 6], [0])]
+    args = (W1_B, [0, 0, 0], W2_B, B2_B, W3_B, [-1] * 6, [[1] * 6], [0])
+    for F1, F2, F3 in (((0,), (), ()), ((), (1,), ()), ((), (), (3,))):
+        assert equivalent(NET_B, _flipped(*args, F1, F2, F3)).equal is False
+    perm = [params[0], params[1], ([[2 * v for v in W3_B[k]] for k in (5, 4, 3, 2, 1, 0)], [-2] * 6),
+            ([[F(1, 2)] * 6], [0])]
+    eq = equivalent(NET_B, Network.from_lists(perm))
+    assert eq.equal is True and eq.same_orbit is True
