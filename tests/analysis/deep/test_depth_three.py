@@ -51,7 +51,7 @@ def test_example_12_19_competitor_is_exact_and_moves_layer_1():
         x = (x1, F(5, 7))
         z2p = COMPETITOR.preactivations(x)[1][0]
         assert z2p == (x1 - 1 if x1 <= -1 else 2 * x1 if x1 <= 1 else x1 + 1)
-        # σ(z′^2) = z^2 = σ(z^2): θ's layer-2 neuron is always active (z^2 ≥ 0)
+        # σ(z′^2) = z^2 = σ(z^2): θ's layer-2 neuron is never negative (z^2 ≥ 0)
         z2 = THETA.preactivations(x)[1][0]
         assert z2 >= 0 and max(z2p, 0) == z2
     assert COMPETITOR.preactivations((F(0), F(3)))[1][0] == 0
