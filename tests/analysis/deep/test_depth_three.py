@@ -164,7 +164,7 @@ def _flat_witness(s, target):
 def test_example_12_21_flats_cells_and_rigid_edges():
     regs = activation_regions(NET_B, upto=2)
     assert regs.complete and len(regs) == 25
-    cells = {r.pattern[0] for r in regs.regions}
+    cells = {r.pattern[0]: r for r in regs.regions}
     # level-2 bend flats: neuron 1 at z^2 = (0, c_k) and neuron 2 at z^2 = (d_k, 0), cell (s, (+, +))
     expected = {(1, 1, 1): 6, (1, -1, 1): 6, (1, 1, -1): 3, (-1, 1, 1): 3}
     for s in FULL:
@@ -184,20 +184,20 @@ def test_example_12_21_flats_cells_and_rigid_edges():
         assert rank([[int(m == j) for m in range(3)] + [0]] + z2) == 3
     # the seed ((+, +, +), (−, +)): z^3_k = z^2_2/c_k − 1 there; every k is visible (a witness with
     # z^2_2 = c_k) and the six pieces are pairwise independent (distinct c_k), so the seed is good
-    for k, (c, d) in enumerate(CD):
+    seed = cells[((1, 1, 1), (-1, 1))]
+    for k, (c, _) in enumerate(CD):
         x = _flat_witness((1, 1, 1), (-F(1, 10), c))
-        assert x is not None and NET_B.preactivations(x)[2][k] == 0
-    pieces = [[v / c for v in z2[1]] for c, _ in CD]
-    for p in pieces:
-        p[-1] -= 1
-    assert all(rank([p, q]) == 2 for p, q in product(pieces, pieces) if p is not q)
+        assert x is not None and seed.contains(x) and NET_B.preactivations(x)[2][k] == 0
+    pieces = seed.pieces[0][2]
+    assert pieces == tuple(tuple(v / c for v in z2[1][:-1]) + (z2[1][-1] / c - 1,) for c, _ in CD)
+    assert all(rank([list(p), list(q)]) == 2 for p, q in product(pieces, pieces) if p != q)
 
 
 def test_example_12_21_flip_families_are_trivial():
     layers = NET_B.layers
     for pair in ((layers[0], layers[1]), (layers[1], layers[2]), (layers[2], layers[3])):
         assert find_flip_set(Network(pair).shallow()).outcome.value == "none"
-    # so a flip of any one neuron changes f, and a G-image does not
+    # so flipping one neuron of any one layer changes f, and a G-image does not
     params = [(W1_B, [0, 0, 0]), (W2_B, B2_B), (W3_B, [-1] * 6), ([[1] * 6], [0])]
     args = (W1_B, [0, 0, 0], W2_B, B2_B, W3_B, [-1] * 6, [[1] * 6], [0])
     for F1, F2, F3 in (((0,), (), ()), ((), (1,), ()), ((), (), (3,))):
