@@ -416,7 +416,12 @@ def _property_lines(cert: Certificate, check) -> list[str]:
         ev = fd[0].evidence
         rank, U = ev.get("rank"), ev.get("upper_bound")
         if isinstance(rank, int) and isinstance(U, int):
-            if rank < U:
+            if rank < U and cert.verdict == Verdict.NO_HIDDEN:
+                lines.append(f"Locally identifiable: not established ({_status(check, fd[0])}): the certified "
+                             f"Jacobian rank is {rank} < U = {U} at the points tried, a lower bound (points in "
+                             "activation regions not reached may raise it); the verdict above is proved "
+                             "independently of it.")
+            elif rank < U:
                 lines.append(f"Locally identifiable: not established ({_status(check, fd[0])}): the certified "
                              f"Jacobian rank is {rank} < U = {U}. When the rank stays below U at every point tried, "
                              "that is evidence of hidden symmetries at parameters arbitrarily close to θ (Grigsby, "
