@@ -206,7 +206,7 @@ def verify_flip_set(evidence, ctx: Context) -> str:
 def verify_no_flip_set(evidence, ctx: Context) -> str:
     """Dispatch on ``evidence["method"]``; see the module docstring."""
     theta = _theta(ctx)
-    method = evidence.get("method")
+    method = R.mapping(ctx, evidence, "no-flip-set evidence").get("method")
     if not isinstance(method, str) or method not in _KEYS:
         fail(ctx, f"unknown no-flip-set method {method!r}")
     if set(evidence) != _KEYS[method]:

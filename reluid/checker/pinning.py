@@ -182,8 +182,8 @@ def _h0(ctx, T):
 
 
 def _minor(ctx, T, raw):
-    if not isinstance(raw, (list, tuple)) or len(raw) != T.n1 or len(set(raw)) != T.n1 or not all(
-            isinstance(c, int) and not isinstance(c, bool) and 0 <= c < T.n0 for c in raw):
+    if not isinstance(raw, (list, tuple)) or len(raw) != T.n1 or not all(
+            isinstance(c, int) and not isinstance(c, bool) and 0 <= c < T.n0 for c in raw) or len(set(raw)) != T.n1:
         fail(ctx, f"the u frame needs 'minor': {T.n1} distinct column indices of A in [0, {T.n0})")
     charge(ctx, T.n1 ** 3 + T.n1 * T.n1, "the determinant of the n1 × n1 minor of A (mod p)")
     M = []

@@ -5,13 +5,18 @@ a (2,3,3,1) network pinned by W.3(a) and (b)) are valid.  Each targeted forgery 
 edge dropped, a wall point or a visibility witness moved, an invisible neuron claimed visible, a
 Motzkin vector changed, the order swapped, a neuron pinned twice, the method changed from (b) to
 (a), the seed replaced, a bend flat duplicated to pass the count, the H4 method changed, a dependent
-minor, a region made bad, and the whole certificate transplanted to another network.
+minor, a region made bad, and the whole certificate transplanted to another network.  Further forgeries, each
+rejected by one check alone (with that check removed the checker would accept it): an edge failing only the
+count (e4), a single-region pin that fails W.3(a) or the closed form of W.3(b), one bend flat per H_j listed
+many times (the per-H_j count must count distinct flats), the u frame claimed for a network with rank A < n1
+(the minor), and malformed evidence (a failed claim, never an internal error).
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import json
 from fractions import Fraction as F
 
@@ -23,6 +28,14 @@ from reluid.checker.check import check_certificate
 from reluid.checker.pinning import _orthant_zero
 from tests.analysis.deep.test_pinning import BASE, _he
 from tests.analysis.deep.test_two_layers import X_FRAME
+from tests.two_layer_nets import net
+
+#: Ω(3,3,3,1), i.i.d. on the 1/16 grid, certified in the u frame; for its first neuron (P = ∅) the edges
+#: ++- → +++ and ++- → ++- across H_1 and H_3 meet every condition but the count (e4): K_t has one neuron
+E4_NET = net([[F(-11, 16), F(3, 16), F(5, 8)], [F(-13, 8), F(-1, 8), F(-47, 16)], [F(15, 8), 1, F(1, 2)]],
+             [F(-3, 4), F(21, 16), F(1, 8)],
+             [[F(-21, 16), F(5, 16), F(-13, 16)], [F(-3, 2), F(-9, 16), F(9, 16)], [F(27, 16), F(-3, 16), F(-7, 8)]],
+             [F(-1, 4), F(-1, 16), F(-27, 16)], [[F(-1, 2), F(9, 16), F(-3, 16)]], [F(-1, 2)])
 
 
 def _cert(n):
@@ -187,3 +200,87 @@ def test_transplanted_certificates_are_rejected(certs):
 def test_the_checkers_orthant_rule():
     assert _orthant_zero([1, -1], 5) and _orthant_zero([1, 1], -1) and _orthant_zero([-1], 1)
     assert not _orthant_zero([1, 1], 0) and not _orthant_zero([0, 0], -1) and not _orthant_zero([-2], -1)
+
+
+def _reason(d, n, change):
+    d = copy.deepcopy(d)
+    change(_ev(d))
+    rep = check_certificate(from_json(json.dumps(d)), n)
+    assert not rep.valid
+    return rep.reason
+
+
+def _all_orthants(ev):
+    """List every orthant as a region (in the u frame each one is), re-indexing the seeds and edges."""
+    old = [r["signs"] for r in ev["regions"]]
+    new = ["".join(t) for t in itertools.product("+-", repeat=len(old[0]))]
+    ev["regions"] = [{"signs": s} for s in new]
+    for e in ev["order"]:
+        e["seed"] = new.index(old[e["seed"]])
+        e["edges"] = [[new.index(old[r]), j] for r, j in e["edges"]]
+    return new
+
+
+def _pin_from(entry, seed, labels, method):
+    def change(ev):
+        new = _all_orthants(ev)
+        e = next(e for e in ev["order"] if e["neuron"] == entry)
+        e.update(seed=new.index(seed), edges=[[new.index(seed), j] for j in labels], method=method)
+    return change
+
+
+def test_listing_every_orthant_keeps_an_honest_certificate_valid(certs):
+    n, d = certs["u"]
+    d = copy.deepcopy(d)
+    _all_orthants(_ev(d))
+    assert _valid(d, n)
+
+
+def test_an_edge_failing_only_the_count_e4_is_rejected():
+    d = _cert(E4_NET)
+    assert "(e4)" in _reason(d, E4_NET, _pin_from(0, "++-", [0, 2], "b"))
+
+
+def test_a_single_region_pin_is_rejected_by_w3(certs):
+    n, d = certs["u"]
+    # no edge: W.3(a) needs every label flipped somewhere in 𝒞; W.3(b) from one region needs s0 = (+, …, +)
+    assert "W.3(a)" in _reason(d, n, _pin_from(0, "+++", [], "a"))
+    assert "W.3(b)" in _reason(d, n, _pin_from(0, "+-+", [], "b"))
+
+
+def _one_flat_per_line_repeated(ev):
+    flats = ev["h4"]["flats"]
+    one = [next(f for f in flats if f["neuron"] == j) for j in sorted({f["neuron"] for f in flats})]
+    ev["h4"]["flats"] = one * (len(one) + 1)
+    ev["h4"]["method"] = "count"
+
+
+def test_repeated_flats_count_once_per_line(certs):
+    for key in ("u", "x"):
+        n, d = certs[key]
+        assert "H4 by Lemma H4-count" in _reason(d, n, _one_flat_per_line_repeated)
+
+
+def test_the_u_frame_is_rejected_when_rank_a_is_below_n1(certs):
+    n, d = certs["u"]
+    A = [list(r) for r in n.layers[0].weight]
+    A[2] = [x + y for x, y in zip(A[0], A[1])]           # rank A = 2 < n1 = 3; the rows stay non-proportional
+    other = n.__class__.from_lists([(A, n.layers[0].bias), (n.layers[1].weight, n.layers[1].bias),
+                                    (n.layers[2].weight, n.layers[2].bias)])
+    moved = dataclasses.replace(from_json(json.dumps(d)), network=other, network_sha256=other.sha256())
+    rep = check_certificate(from_json(to_json(moved)), other)
+    pin = next(c for c in rep.claims if c.id == "two-layer-pinning")
+    assert not rep.valid and pin.status == "failed" and "nonsingular minor" in pin.message
+
+
+@pytest.mark.parametrize("where, value", [("minor", [{}, 1, 2]), ("minor", [[0], 1, 2]), ("flip", None),
+                                          ("flip", []), ("flip", "separation")])
+def test_malformed_evidence_is_a_failed_claim(certs, where, value):
+    n, d = certs["u"]
+    d = copy.deepcopy(d)
+    if where == "minor":
+        _ev(d)["minor"] = value
+    else:
+        next(c for c in d["claims"] if c["kind"] == "deep-layer-no-flip-set")["evidence"]["evidence"] = value
+    rep = check_certificate(from_json(json.dumps(d)), n)
+    assert not rep.valid and any(c.status == "failed" for c in rep.claims)
