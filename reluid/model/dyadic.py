@@ -84,8 +84,8 @@ def from_float_arrays(weight: np.ndarray, bias: np.ndarray) -> ScaledRows:
     >>> form.rows, form.shifts
     ([[1, -2, 6]], (-1,))
     """
-    x = np.concatenate([weight.astype(np.float64).reshape(weight.shape[0], -1),
-                        bias.astype(np.float64).reshape(-1, 1)], axis=1)
+    x = np.concatenate([weight.astype(np.float64).reshape(weight.shape),
+                        bias.astype(np.float64).reshape(weight.shape[0], 1)], axis=1)
     n, k = float_parts(x)
     nonzero = n != 0
     K = np.where(nonzero, k, np.iinfo(np.int64).min).max(axis=1, initial=np.iinfo(np.int64).min)
