@@ -410,10 +410,11 @@ def _check_dtype(array: np.ndarray, name: str) -> None:
 
 
 def _check_finite(x: np.ndarray, name: str) -> None:
+    """Refuse a NaN or infinite entry of the flat float array ``x`` (of any accepted float type)."""
     finite = np.isfinite(x)
     if not finite.all():
         i = int(np.flatnonzero(~finite)[0])
-        raise InvalidNetwork(f"{name} has a non-finite entry ({x[i]}) at flat index {i}")
+        raise InvalidNetwork(f"{name} has a non-finite entry ({float(x[i])}) at flat index {i}")
 
 
 def _is_float(array: np.ndarray) -> bool:
@@ -585,8 +586,8 @@ def network_from_arrays(layers: Sequence[ArrayLayer], *, name: str | None = None
         n_out, n_in = L.weight.shape
         if _is_float(L.weight) and _is_float(L.bias) and L.weight_scale == 1 and L.bias_scale == 1:
             # binary floats: integer mantissas with a power of two per row, Fractions only on demand
-            _check_finite(np.ascontiguousarray(L.weight).reshape(-1).astype(np.float64), L.weight_name)
-            _check_finite(L.bias.astype(np.float64), L.bias_name)
+            _check_finite(L.weight.reshape(-1), L.weight_name)
+            _check_finite(L.bias, L.bias_name)
             built.append(Layer(None, None, n_in, from_float_arrays(L.weight, L.bias)))
             continue
         w = _scaled(exact_values(L.weight, L.weight_name), L.weight_scale)

@@ -30,7 +30,7 @@ __all__ = ["float_parts", "from_float_arrays", "as_array", "fractions", "canonic
 
 #: Rows whose integers need more bits than this are held as Python integers (int64 has 63 and a sign).
 _INT64_BITS = 62
-_ROW_BLOCK = 256
+_ROW_BLOCK = 512
 
 
 def float_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -84,20 +84,32 @@ def from_float_arrays(weight: np.ndarray, bias: np.ndarray) -> ScaledRows:
     >>> form.rows, form.shifts
     ([[1, -2, 6]], (-1,))
     """
-    x = np.concatenate([weight.astype(np.float64).reshape(weight.shape),
-                        bias.astype(np.float64).reshape(weight.shape[0], 1)], axis=1)
+    rows, cols = weight.shape[0], weight.shape[1] + 1
+    N = np.zeros((rows, cols), dtype=np.int64)
+    shifts: list[int] = []
+    wide = False
+    for r in range(0, rows, _ROW_BLOCK):        # in blocks: small temporaries, reused memory
+        x = np.concatenate([weight[r:r + _ROW_BLOCK].astype(np.float64),
+                            bias[r:r + _ROW_BLOCK].astype(np.float64).reshape(-1, 1)], axis=1)
+        n, k = float_parts(x)
+        nonzero = n != 0
+        K = np.where(nonzero, k, np.iinfo(np.int64).min).max(axis=1, initial=np.iinfo(np.int64).min)
+        K = np.where(nonzero.any(axis=1), K, 0)
+        up = np.where(nonzero, K[:, None] - k, 0)              # ≥ 0: each entry's shift onto its row's scale
+        shifts.extend((-K).tolist())
+        if wide or int(np.where(nonzero, bit_lengths(n) + up, 0).max(initial=0)) > _INT64_BITS:
+            wide = True
+            continue
+        N[r:r + _ROW_BLOCK] = n << up
+    if not wide:
+        return ScaledRows(None, shifts, cols, array=N)
+    x = np.concatenate([weight.astype(np.float64), bias.astype(np.float64).reshape(rows, 1)], axis=1)
     n, k = float_parts(x)
-    nonzero = n != 0
-    K = np.where(nonzero, k, np.iinfo(np.int64).min).max(axis=1, initial=np.iinfo(np.int64).min)
-    K = np.where(nonzero.any(axis=1), K, 0)
-    up = np.where(nonzero, K[:, None] - k, 0)                  # ≥ 0: the shift of each entry onto its row's scale
-    shifts = tuple((-K).tolist())
-    bits = np.where(nonzero, bit_lengths(n) + up, 0)
-    if not x.size or int(bits.max()) <= _INT64_BITS:
-        return ScaledRows(None, shifts, x.shape[1], array=n << up)
+    K = np.array([-s for s in shifts], dtype=np.int64)
+    up = np.where(n != 0, K[:, None] - k, 0)
     with gc_paused():
-        rows = (n.astype(object) << up.astype(object)).tolist()
-    return ScaledRows(rows, shifts, x.shape[1])
+        exact = (n.astype(object) << up.astype(object)).tolist()
+    return ScaledRows(exact, shifts, cols)
 
 
 def as_array(form: ScaledRows) -> np.ndarray:

@@ -204,3 +204,10 @@ def test_scaled_rows_reads_and_compares():
     assert form == ScaledRows([[3, -2], [0, 0]], (-2, 0), 2) and form != ScaledRows([[3, -2], [0, 0]], (-1, 0), 2)
     layer = Layer(None, None, 1, form)
     assert layer.weight == ((F(3, 4),), (0,)) and layer.bias == (F(-1, 2), 0) and layer.n_out == 2
+
+
+def test_flip_sets_are_recognised_on_the_integers():
+    net = _float32_theta(np.random.default_rng(7), 8, 3, 2, plant=True)
+    fast, slow = Problem(net.shallow()), Problem(_fraction_network(net).shallow())
+    for F_ in ({0, 1, 2}, {0, 1}, {3}, {0, 1, 2, 3}, set()):
+        assert fast.is_flip(F_) == slow.is_flip(F_) == (F_ == {0, 1, 2})

@@ -152,6 +152,7 @@ class Problem:
         self._res: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._p = None
         self._small_p = None
+        self._columns = None
         #: θ holds its layers as integers times a power of two per row (read from binary floats)
         self.dyadic = theta.hidden is not None and theta.output is not None
 
@@ -215,7 +216,31 @@ class Problem:
                         out[base + l] += mji * a[l]
         return out
 
+    def dyadic_columns(self) -> list[list[int]]:
+        """C_i with m_i = 2^t C_i, t the least row exponent of [M | c] (k integers per neuron; :attr:`dyadic` θ)."""
+        if self._columns is None:
+            form = self.theta.output
+            low = min(form.shifts, default=0)
+            C = dyadic.as_array(form)[:, :self.n].astype(object)
+            up = np.array([s - low for s in form.shifts], dtype=object).reshape(-1, 1)
+            self._columns = (C << up).T.tolist()
+        return self._columns
+
     def is_flip(self, F) -> bool:
+        if self.dyadic and F:                # Σ_{i∈F} 2^{s_i} C_i ⊗ N_i = 0, on the integers of the form
+            C, form = self.dyadic_columns(), self.theta.hidden
+            N = dyadic.as_array(form)
+            low = min(form.shifts[i] for i in F)
+            total = [0] * self.km
+            for i in F:
+                a = N[i, :self.m].tolist()
+                for j, c in enumerate(C[i]):
+                    if c:
+                        c <<= form.shifts[i] - low
+                        base = j * self.m
+                        for l, x in enumerate(a):
+                            total[base + l] += c * x
+            return not any(total)
         return bool(F) and not any(self.column_sum(F))
 
     # residues mod p

@@ -84,16 +84,7 @@ def _dyadic_scores(prob: Problem, Y) -> list[int]:
     big = any(abs(int(v)) >> 62 for row in Y for v in row)
     Yt = np.array(Y, dtype=object if big else np.int64).reshape(prob.k, prob.m).T
     Z = dyadic.int_matmul(N, Yt).tolist()
-    return [sum(map(operator.mul, z, c)) for z, c in zip(Z, _dyadic_columns(prob))]
-
-
-def _dyadic_columns(prob: Problem) -> list[list[int]]:
-    """C_i with m_i = 2^t C_i, t = min of the row exponents of [M | c] (a list of k integers per neuron)."""
-    form = prob.theta.output
-    low = min(form.shifts, default=0)
-    C = dyadic.as_array(form)[:, :prob.n].astype(object)
-    up = np.array([s - low for s in form.shifts], dtype=object).reshape(-1, 1)
-    return (C << up).T.tolist()
+    return [sum(map(operator.mul, z, c)) for z, c in zip(Z, prob.dyadic_columns())]
 
 
 def exact_scores(prob: Problem, Y) -> list[int]:
