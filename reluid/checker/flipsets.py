@@ -542,7 +542,7 @@ def _separation_scores(ctx, theta, ev):
     C, lm = R.output_columns(theta)
     charge(ctx, n * (m + k), "the separation scores m_iᵀ Y a_i")
     ny = max((abs(v) for row in Y for v in row), default=0).bit_length()
-    nn = max(max(map(abs, row[:m]), default=0).bit_length() for row in N)
+    nn = max((max(max(row), -min(row)) for row in N if row), default=0).bit_length()   # b_i included: a bound
     B = ny + nn + m.bit_length() + 2                     # |Y_j·N_i| < 2^(B-2)
     packed = [sum(Y[j][l] << (B * j) for j in range(k)) for l in range(m)]
     full, half = (1 << B) - 1, 1 << (B - 1)
