@@ -90,7 +90,12 @@ class ScaledRows:
     def __eq__(self, other) -> bool:
         if not isinstance(other, ScaledRows):
             return NotImplemented
-        return self.shifts == other.shifts and self.n_cols == other.n_cols and self.rows == other.rows
+        if (len(self.shifts), self.n_cols) != (len(other.shifts), other.n_cols):
+            return False
+        if self.shifts == other.shifts and self.rows == other.rows:
+            return True
+        # canonical forms of equal values are equal; a form built by hand need not be canonical
+        return self.fractions() == other.fractions()
 
     __hash__ = None
 

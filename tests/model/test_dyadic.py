@@ -211,3 +211,13 @@ def test_flip_sets_are_recognised_on_the_integers():
     fast, slow = Problem(net.shallow()), Problem(_fraction_network(net).shallow())
     for F_ in ({0, 1, 2}, {0, 1}, {3}, {0, 1, 2, 3}, set()):
         assert fast.is_flip(F_) == slow.is_flip(F_) == (F_ == {0, 1, 2})
+
+
+def test_forms_compare_by_value_and_pickle():
+    import pickle
+
+    assert ScaledRows([[2, 4]], (0,), 2) == ScaledRows([[1, 2]], (1,), 2)        # not canonical, same values
+    net = _float32_theta(np.random.default_rng(9), 5, 3, 2)
+    back = pickle.loads(pickle.dumps(net))
+    assert back == net and back.sha256() == net.sha256() and back.layers[0].exact is not None
+    assert pickle.loads(pickle.dumps(net.shallow())).A == net.shallow().A
