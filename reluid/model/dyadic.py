@@ -149,48 +149,48 @@ def fractions(form: ScaledRows) -> list[list[Fraction]]:
     return [flat[i:i + w] for i in range(0, len(flat), w)] if w else [[] for _ in form.shifts]
 
 
+#: "0000" ... "9999" as 4-byte words: four decimal digits per table look-up
+_DIGITS4 = np.frombuffer("".join(f"{v:04d}" for v in range(10**4)).encode(), dtype=np.uint32)
+_POWERS10 = 10 ** np.arange(19, dtype=np.int64)
+
+
 def _text(p: np.ndarray, d: np.ndarray, dentext: dict[int, bytes]) -> bytes:
     """``b"p/q,p/q,...,p/q;"`` for every row of the int64 arrays (q = 2^d), as ``Network.canonical_chunks`` writes.
 
-    Every entry is laid out in a fixed-width byte row (sign, digits, ``/``,
-    the digits of q, separator) and the unused bytes are masked out.
+    Every entry is laid out in a fixed-width byte row: the sign, the digits of
+    |p| right-aligned (four at a time from a table), then ``/q`` and the
+    separator from a table of the few q that occur; the unused bytes are
+    masked out.
     """
     rows, cols = p.shape
     if cols == 0:
         return b";" * rows
     p, d = p.reshape(-1), d.reshape(-1)
-    a = magnitude = np.abs(p)
-    if a.max(initial=0) < 1 << 31:
-        a = magnitude = a.astype(np.int32)          # faster division
+    magnitude = np.abs(p)
+    nd = np.maximum(np.searchsorted(_POWERS10, magnitude, side="right"), 1)   # the digits of |p|
+    groups = -(-int(nd.max()) // 4)
+    words = np.empty((p.size, groups), dtype=np.uint32)
+    a = magnitude
+    for g in range(groups):
+        a, r = np.divmod(a, 10**4)
+        words[:, groups - 1 - g] = _DIGITS4[r]
     keys = sorted(dentext)
-    table = np.zeros((len(keys), max(map(len, dentext.values()))), dtype=np.uint8)
-    for r, e in enumerate(keys):
-        table[r, :len(dentext[e])] = np.frombuffer(dentext[e], dtype=np.uint8)
-    which = np.searchsorted(keys, d) if len(keys) > 1 else np.zeros(p.size, dtype=np.int64)
-    dl = np.array([len(dentext[e]) for e in keys], dtype=np.int64)[which]
-    digits = []                                     # least significant first
-    while True:
-        a, r = np.divmod(a, 10)
-        digits.append(r)
-        if not a.any():
-            break
-    width = len(digits)
-    out = np.empty((p.size, width + table.shape[1] + 3), dtype=np.uint8)
-    keep = np.ones(out.shape, dtype=bool)
+    tails = [b"/" + dentext[e] + sep for e in keys for sep in (b",", b";")]
+    table = np.zeros((len(tails), max(map(len, tails))), dtype=np.uint8)
+    for r, t in enumerate(tails):
+        table[r, :len(t)] = np.frombuffer(t, dtype=np.uint8)
+    last = np.zeros((rows, cols), dtype=np.int64)
+    last[:, -1] = 1
+    which = 2 * (np.searchsorted(keys, d) if len(keys) > 1 else 0) + last.reshape(-1)
+    width = 4 * groups
+    out = np.empty((p.size, 1 + width + table.shape[1]), dtype=np.uint8)
+    keep = np.empty(out.shape, dtype=bool)
     out[:, 0] = ord("-")
     keep[:, 0] = p < 0
-    nd = np.ones(p.size, dtype=np.int64)             # the number of digits of |p|
-    for t in range(width):                          # right-aligned digits; leading zeros are masked out
-        out[:, width - t] = digits[t] + ord("0")
-        if t:
-            nd += magnitude >= 10 ** t
+    out[:, 1:width + 1] = words.view(np.uint8)
     keep[:, 1:width + 1] = np.arange(width)[None, :] >= (width - nd)[:, None]
-    out[:, width + 1] = ord("/")
-    out[:, width + 2:-1] = table[which]
-    keep[:, width + 2:-1] = np.arange(table.shape[1])[None, :] < dl[:, None]
-    sep = np.full((rows, cols), ord(","), dtype=np.uint8)
-    sep[:, -1] = ord(";")
-    out[:, -1] = sep.reshape(-1)
+    out[:, width + 1:] = table[which]
+    keep[:, width + 1:] = np.arange(table.shape[1])[None, :] < np.array(list(map(len, tails)))[which][:, None]
     return out[keep].tobytes()
 
 
