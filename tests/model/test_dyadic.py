@@ -221,3 +221,20 @@ def test_forms_compare_by_value_and_pickle():
     back = pickle.loads(pickle.dumps(net))
     assert back == net and back.sha256() == net.sha256() and back.layers[0].exact is not None
     assert pickle.loads(pickle.dumps(net.shallow())).A == net.shallow().A
+
+
+def test_shared_lines_on_the_integers_are_those_of_the_fractions():
+    from reluid.analysis.shallow import decide as D, rows
+
+    rng = np.random.default_rng(11)
+    A = rng.standard_normal((9, 4)).astype(np.float32)
+    b = rng.standard_normal(9).astype(np.float32)
+    A[1], b[1] = 2 * A[0], 2 * b[0]                 # positively proportional to row 0
+    A[2], b[2] = -0.5 * A[0], -0.5 * b[0]           # opposite to row 0
+    A[4], b[4] = -A[3] * 0.25, -b[3] * 0.25         # an opposite pair
+    A[5] = 0                                        # a constant neuron has no line
+    net = network_from_arrays([_layer(A, b), _layer(rng.standard_normal((2, 9)).astype(np.float32),
+                                                    np.zeros(2, np.float32))])
+    fast = rows.shared_lines(net.shallow())
+    assert fast == D._shared_lines(_fraction_network(net).shallow())
+    assert sorted(sorted(i for i, _ in v) for v in fast.values()) == [[0, 1, 2], [3, 4]]

@@ -108,9 +108,9 @@ def _replace_neuron(theta: Shallow, i: int, row=None, out=None, c=None) -> Shall
                    theta.m)
 
 
-def _classes(theta: Shallow):
-    """Map canonical row r -> list of (i, λ_i) with (a_i, b_i) = λ_i r (a_i ≠ 0 only)."""
-    fast = rows.line_classes(theta)
+def _shared_lines(theta: Shallow):
+    """Map canonical row r -> list of (i, λ) with (a_i, b_i) = λ_i r, for the r of two or more neurons (a_i ≠ 0)."""
+    fast = rows.shared_lines(theta)
     if fast is not None:
         return fast
     classes: dict = {}
@@ -118,7 +118,7 @@ def _classes(theta: Shallow):
         cr = canonical_row(theta.A[i], theta.b[i])
         if cr is not None:
             classes.setdefault(cr[0], []).append((i, cr[1]))
-    return classes
+    return {r: members for r, members in classes.items() if len(members) > 1}
 
 
 def _kernel_vector(vectors):
@@ -255,7 +255,7 @@ def _decide(theta: Shallow, *, timeout, seed, progress, count_orbits) -> Decisio
             return _hidden(theta, "constant-neuron",
                            _replace_neuron(theta, i, row=theta.A[i] + (nb,), c=c), "constant-neuron",
                            neuron=i, note="a_i = 0: m_i σ(b_i) is a constant absorbed by c")
-    classes = _classes(theta)
+    classes = _shared_lines(theta)
     # 3. positively proportional rows (Lemma 11(1)): move all output weight onto one of them
     for r, members in classes.items():
         pos = [(i, lam) for i, lam in members if lam > 0]

@@ -17,7 +17,7 @@ import numpy as np
 
 from reluid.model.network import Shallow
 
-__all__ = ["first_dead_output", "first_constant_neuron", "line_classes"]
+__all__ = ["first_dead_output", "first_constant_neuron", "shared_lines"]
 
 
 def _hidden(theta: Shallow):
@@ -43,11 +43,13 @@ def first_constant_neuron(theta: Shallow) -> int | None:
     return int(const[0]) if const.size else -1
 
 
-def line_classes(theta: Shallow) -> dict | None:
-    """Canonical row r -> [(i, λ_i)] with (a_i, b_i) = λ_i r, as ``decide._classes`` (a_i ≠ 0 only), or None.
+def shared_lines(theta: Shallow) -> dict | None:
+    """Canonical row r -> [(i, λ_i)] with (a_i, b_i) = λ_i r, for the r of two or more neurons (a_i ≠ 0), or None.
 
     ``r`` is the primitive integer row whose a-part starts positive
-    (:func:`reluid.analysis.shallow.function.canonical_row`).
+    (:func:`reluid.analysis.shallow.function.canonical_row`).  Rows are first
+    grouped by a hash (a fixed random combination, wrapping in int64); only
+    rows whose hash recurs are compared exactly, as integer tuples.
     """
     N = _hidden(theta)
     if N is None:
@@ -59,10 +61,14 @@ def line_classes(theta: Shallow) -> dict | None:
     g[g == 0] = 1
     unit = np.abs(g) == 1
     R = N * g[:, None] if unit.all() else np.where(unit[:, None], N * g[:, None], N // g[:, None])
-    keys = R.tolist()
+    weights = np.random.default_rng(0).integers(1, 1 << 62, size=R.shape[1]) | 1
+    with np.errstate(over="ignore"):
+        h = (R * weights).sum(axis=1)
+    h[~live] = 0
+    _, inverse, counts = np.unique(h, return_inverse=True, return_counts=True)
+    candidates = np.flatnonzero((counts[inverse.reshape(-1)] > 1) & live)
     classes: dict = {}
     two = Fraction(2)
-    for i, (key, gi, s) in enumerate(zip(keys, g.tolist(), theta.hidden.shifts)):
-        if live[i]:
-            classes.setdefault(tuple(key), []).append((i, gi * two ** s))
-    return classes
+    for i in candidates.tolist():
+        classes.setdefault(tuple(R[i].tolist()), []).append((i, int(g[i]) * two ** theta.hidden.shifts[i]))
+    return {r: members for r, members in classes.items() if len(members) > 1}
