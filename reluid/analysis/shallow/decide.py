@@ -108,17 +108,22 @@ def _replace_neuron(theta: Shallow, i: int, row=None, out=None, c=None) -> Shall
                    theta.m)
 
 
-def _shared_lines(theta: Shallow):
-    """Map canonical row r -> list of (i, λ) with (a_i, b_i) = λ_i r, for the r of two or more neurons (a_i ≠ 0)."""
-    fast = rows.shared_lines(theta)
-    if fast is not None:
-        return fast
+def _classes(theta: Shallow):
+    """Map canonical row r -> list of (i, λ) with (a_i, b_i) = λ_i r (a_i ≠ 0 only)."""
     classes: dict = {}
     for i in range(theta.n):
         cr = canonical_row(theta.A[i], theta.b[i])
         if cr is not None:
             classes.setdefault(cr[0], []).append((i, cr[1]))
-    return {r: members for r, members in classes.items() if len(members) > 1}
+    return classes
+
+
+def _shared_lines(theta: Shallow):
+    """The classes of :func:`_classes` with two or more neurons (on the integer form when θ has one)."""
+    fast = rows.shared_lines(theta)
+    if fast is not None:
+        return fast
+    return {r: members for r, members in _classes(theta).items() if len(members) > 1}
 
 
 def _kernel_vector(vectors):
