@@ -556,7 +556,8 @@ def _separation_scores(ctx, theta, ev):
                 d -= 1 << B
             T = (T - d) >> B
             total += d * col[j]
-        assert T == 0
+        if T:                                            # impossible with B as above
+            fail(ctx, "the packed products did not unpack (bound on B violated)")
         s.append(total)
     return s, [a * b for a, b in zip(la, lm)]
 
