@@ -53,18 +53,21 @@ def float_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return n, k
 
 
+def _exponents(a: np.ndarray) -> np.ndarray:
+    """The biased binary exponent field of ``a`` converted to float64 (0 for 0): cheaper than ``np.frexp``."""
+    return a.astype(np.float64).view(np.int64) >> 52
+
+
 def _trailing_zeros(n: np.ndarray) -> np.ndarray:
-    """The number of trailing zero bits of every entry of the int64 array ``n`` (0 for 0)."""
-    lowest_bit = n & -n  # 2**(trailing zeros); 0 for n == 0
-    out = np.frexp(lowest_bit.astype(np.float64))[1].astype(np.int64) - 1
-    out[n == 0] = 0
-    return out
+    """The number of trailing zero bits of every entry of the int64 array ``n`` (|n| < 2^63; 0 for 0)."""
+    lowest_bit = n & -n  # 2**(trailing zeros), exact in float64; 0 for n == 0
+    return np.maximum(_exponents(lowest_bit) - 1023, 0)
 
 
 def bit_lengths(n: np.ndarray) -> np.ndarray:
     """``abs(v).bit_length()`` of every entry of the int64 array ``n`` (|v| < 2^62)."""
     a = np.abs(n)
-    out = np.frexp(a.astype(np.float64))[1].astype(np.int64)
+    out = np.maximum(_exponents(a) - 1022, 0)
     # float64 rounding can round 2^j - 1 (j > 53) up to 2^j: correct those entries down
     big = out > 53
     if big.any():
