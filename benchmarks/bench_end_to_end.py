@@ -9,7 +9,13 @@ For float32 He-initialised MLPs written to ``.npz`` (784-n-10 for n = 512, 2048,
 measures wall-clock seconds: ``reluid certify NET -o CERT --no-check``, ``reluid check
 CERT --network NET`` and, as the baseline in the same run, the floor every command
 pays: reading the file exactly and hashing it (``reluid.load`` + ``Network.sha256``,
-in a subprocess as well, interpreter start included).  Then the two deep rows of the
+in a subprocess as well, interpreter start included).  Then, for 784-4096-10 and
+784-10 000-10 (``--quick``: 784-2048-10), the separation floor: the least a check of
+the certificate's separation claim can do, written here with numpy alone (``np.load``,
+the float32 mantissas of each row as integers, s_i = m_iᵀ Y a_i exactly on 21-bit
+limbs with float64 BLAS), again in a subprocess; certify and check are shown against
+it, in wall seconds and in CPU seconds of the subprocesses (the machine may be shared).
+Then the two deep rows of the
 README: ``reluid certify --timeout 30`` of a 64-32-32-16-10 MLP (functional dimension
 and local identifiability) and of a 784-128-128-10 MLP (an honest ``unknown``), with
 the verdict and the seconds.
@@ -18,6 +24,7 @@ the verdict and the seconds.
 from __future__ import annotations
 
 import argparse
+import resource
 import subprocess
 import sys
 import tempfile
@@ -40,10 +47,40 @@ def mlp_npz(arch, path: Path, seed: int = 0) -> Path:
     return path
 
 
-def wall(argv) -> tuple[float, int, str]:
+SEPARATION_FLOOR = r"""
+import json, sys
+import numpy as np
+net = np.load(sys.argv[1])
+y = next(c["evidence"]["y"] for c in json.load(open(sys.argv[2]))["claims"] if c["id"] == "no-flip-set")
+Y = np.array(y, dtype=np.int64)
+
+def integers(X):                      # X = N * 2^e exactly, N int64 (e per row, or one for all)
+    e = np.frexp(X)[1].min(axis=-1, keepdims=True) - 24
+    N = np.ldexp(X.astype(np.float64), -e).astype(np.int64)
+    assert (np.ldexp(N.astype(np.float64), e) == X).all() and np.abs(N).max() < 2**62
+    return N
+
+A, M = integers(net["W1"]), integers(net["W2"].reshape(1, -1)).reshape(net["W2"].shape)
+w, top = 21, int(np.abs(A).max()).bit_length()
+assert A.shape[1] << 2 * w <= 2**53 and np.abs(Y).max() < 2**w
+count = -(-top // w)                  # limbs: the low ones in [0, 2^w), the top one signed
+limbs = [(A >> (w * u)) & ((1 << w) - 1) for u in range(count - 1)] + [A >> (w * (count - 1))]
+Z = sum((L.astype(np.float64) @ Y.T.astype(np.float64)).astype(np.int64).astype(object) << (w * u)
+        for u, L in enumerate(limbs))
+s = (Z * M.T.astype(object)).sum(axis=1)
+assert all(v > 0 for v in s)
+"""
+
+
+def wall(argv) -> tuple[float, int, str, float]:
+    """(wall seconds, exit code, stdout, CPU seconds of the subprocess)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     run = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
-    return time.perf_counter() - t, run.returncode, run.stdout
+    elapsed = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return elapsed, run.returncode, run.stdout, cpu
 
 
 def reluid(*args) -> list[str]:
@@ -60,22 +97,36 @@ def main(argv=None) -> int:
         print("Shallow float32 784-n-10 from .npz, wall seconds (subprocesses, interpreter start included)")
         print(f"{'network':<14} {'floor':>7} {'certify':>8} {'check':>7} {'certify/floor':>14} {'check/floor':>12}  "
               "verdict")
+        floors = {}
         for n in widths:
             net = mlp_npz((784, n, 10), tmp / f"mlp{n}.npz")
             cert = tmp / f"mlp{n}.cert.json"
-            floor, _, _ = wall([sys.executable, "-c", FLOOR, str(net)])
-            t_cert, rc, _ = wall(reluid("certify", str(net), "-o", str(cert), "--no-check", "--format", "json"))
-            t_check, rc_check, _ = wall(reluid("check", str(cert), "--network", str(net)))
+            floor, _, _, floor_cpu = wall([sys.executable, "-c", FLOOR, str(net)])
+            t_cert, rc, _, c_cert = wall(reluid("certify", str(net), "-o", str(cert), "--no-check", "--format", "json"))
+            t_check, rc_check, _, c_check = wall(reluid("check", str(cert), "--network", str(net)))
             verdict = {0: "no-hidden-symmetries", 1: "hidden-symmetry", 3: "unknown"}.get(rc, f"exit {rc}")
             print(f"784-{n}-10{'':<{5 - len(str(n))}} {floor:>7.1f} {t_cert:>8.1f} {t_check:>7.1f} "
                   f"{t_cert / floor:>13.2f}x {t_check / floor:>11.2f}x  {verdict}, check exit {rc_check}",
                   flush=True)
+            if n in (2048 if args.quick else (4096, 10000)) and rc == 0:
+                sep, rc_sep, _, sep_cpu = wall([sys.executable, "-c", SEPARATION_FLOOR, str(net), str(cert)])
+                if rc_sep == 0:
+                    floors[n] = (sep, sep_cpu, t_cert, c_cert, t_check, c_check)
+        if floors:
+            print()
+            print("Against the separation floor (np.load + exact s_i = m_iᵀ Y a_i on limbs), wall / CPU seconds")
+            print(f"{'network':<14} {'floor':>11} {'certify':>11} {'check':>11} {'certify/floor':>15} "
+                  f"{'check/floor':>15}")
+            for n, (sep, sep_cpu, t_cert, c_cert, t_check, c_check) in floors.items():
+                ratios = [f"{t / sep:.1f}x/{c / sep_cpu:.1f}x" for t, c in ((t_cert, c_cert), (t_check, c_check))]
+                print(f"784-{n}-10{'':<{5 - len(str(n))}} {sep:>5.2f}/{sep_cpu:<5.2f} {t_cert:>5.2f}/{c_cert:<5.2f} "
+                      f"{t_check:>5.2f}/{c_check:<5.2f} {ratios[0]:>15} {ratios[1]:>15}", flush=True)
         if not args.quick:
             print()
             print("Deep, reluid certify --timeout 30 (mechanisms, functional dimension, certificate, its check)")
             for arch in [(64, 32, 32, 16, 10), (784, 128, 128, 10)]:
                 net = mlp_npz(arch, tmp / "deep.npz")
-                t, rc, out = wall(reluid("certify", str(net), "--timeout", "30", "--format", "text"))
+                t, rc, out, _ = wall(reluid("certify", str(net), "--timeout", "30", "--format", "text"))
                 verdict = {0: "no-hidden-symmetries", 1: "hidden-symmetry", 3: "unknown"}.get(rc, f"exit {rc}")
                 local = "locally identifiable" if "Locally identifiable: yes" in out else "not locally identifiable"
                 print(f"{'-'.join(map(str, arch))}: {verdict}, {local}, {t:.1f} s", flush=True)

@@ -524,21 +524,15 @@ def _z3(ev, ctx, theta, sink):
 
 # ---- separation (Gordan) ---------------------------------------------------------
 
-def _scaled_rows(rows):
-    """Each row of Fractions times the lcm of its denominators: (integer rows, the lcms)."""
-    out, lcms = [], []
-    for row in rows:
-        d = math.lcm(*(v.denominator for v in row))
-        out.append([v.numerator * (d // v.denominator) for v in row])
-        lcms.append(d)
-    return out, lcms
-
-
 def _separation_scores(ctx, theta, ev):
-    """(s, da, dm): s_i = (dm_i m_i)ᵀ Y (da_i a_i) for every neuron, exactly, with Y = ``ev["y"]``.
+    """(s, λ): s_i·λ_i = m_iᵀ Y a_i for every neuron, s_i an integer and λ_i > 0, exactly, with Y = ``ev["y"]``.
 
-    da_i and dm_i clear the denominators of the row a_i and of the column m_i;
-    both are positive, so s_i has the sign of m_iᵀ Y a_i.
+    With (a_i, b_i) = λa_i·N_i and m_i = λm_i·C_i (integer N_i, C_i;
+    :func:`reluid.checker.readers.neuron_rows`, ``output_columns``),
+    s_i = C_iᵀ Y N_i.  The k products Y_j·N_i are packed into one integer:
+    with P_l = Σ_j Y_jl 2^{Bj}, Σ_l N_il P_l = Σ_j (Y_j·N_i) 2^{Bj}, and B
+    exceeds twice the bound on |Y_j·N_i|, so the balanced base-2^B digits
+    are the k products.
     """
     n, m, k = theta.n, theta.m, theta.k
     if not isinstance(ev["y"], (list, tuple)) or len(ev["y"]) != k:
@@ -546,18 +540,34 @@ def _separation_scores(ctx, theta, ev):
     Y = [_ints(ctx, row, "y row", length=m) for row in ev["y"]]
     if any(abs(v) >> SEPARATION_BITS for row in Y for v in row):
         fail(ctx, f"an entry of y is not below 2^{SEPARATION_BITS}")
-    Ar, da = _scaled_rows(theta.A)
-    Mr, dm = _scaled_rows(list(zip(*theta.M)))
     if not n:
-        return [], da, dm
-    Z = (fmpz_mat(n, m, [x for row in Ar for x in row])
-         * fmpz_mat(m, k, [Y[j][l] for l in range(m) for j in range(k)])).entries()
-    s = [sum(int(Z[i * k + j]) * Mr[i][j] for j in range(k) if Mr[i][j]) for i in range(n)]
-    return s, da, dm
+        return [], []
+    N, la = R.neuron_rows(theta)
+    C, lm = R.output_columns(theta)
+    charge(ctx, n * (m + k), "the separation scores m_iᵀ Y a_i")
+    ny = max((abs(v) for row in Y for v in row), default=0).bit_length()
+    nn = max((max(max(row), -min(row)) for row in N if row), default=0).bit_length()   # b_i included: a bound
+    B = ny + nn + m.bit_length() + 2                     # |Y_j·N_i| < 2^(B-2)
+    packed = [sum(Y[j][l] << (B * j) for j in range(k)) for l in range(m)]
+    full, half = (1 << B) - 1, 1 << (B - 1)
+    s = []
+    for row, col in zip(N, C):
+        T = sum(map(int.__mul__, row, packed))           # zip stops at the m weights (b_i is not used)
+        total = 0
+        for j in range(k):
+            d = T & full
+            if d >= half:
+                d -= 1 << B
+            T = (T - d) >> B
+            total += d * col[j]
+        if T:                                            # impossible with B as above
+            fail(ctx, "the packed products did not unpack (bound on B violated)")
+        s.append(total)
+    return s, [a * b for a, b in zip(la, lm)]
 
 
 def _separation(ev, ctx, theta, sink):
-    s, _, _ = _separation_scores(ctx, theta, ev)
+    s, _ = _separation_scores(ctx, theta, ev)
     bad = next((i for i, v in enumerate(s) if v <= 0), None)
     if bad is not None:
         fail(ctx, f"y does not separate: m_iᵀ Y a_i = {'0' if s[bad] == 0 else 'a negative number'} for neuron "
@@ -578,10 +588,9 @@ class _Restricted:
 
 def _separation_split(ev, ctx, theta, sink):
     n = theta.n
-    s, da, dm = _separation_scores(ctx, theta, ev)
+    s, lam = _separation_scores(ctx, theta, ev)
     rest = _indices(ctx, ev["rest"], n, "rest")
-    DA, DM = math.lcm(*da) if da else 1, math.lcm(*dm) if dm else 1
-    common = [v * (DA // a) * (DM // b) for v, a, b in zip(s, da, dm)]    # D · m_iᵀ Y a_i, one scale for all
+    common = [v * x for v, x in zip(s, lam)]                            # m_iᵀ Y a_i, exactly
     tau = -sum(v for v in common if v < 0)
     inside = set(rest)
     out = next((i for i, v in enumerate(common) if v <= tau and i not in inside), None)

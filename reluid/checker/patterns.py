@@ -95,12 +95,13 @@ class _Theta:
             fail(ctx, f"realisation patterns are defined for shallow networks only ({e})")
         self.t, self.m, self.k, self.n = t, t.m, t.k, t.n
         classes: dict = {}
+        rows, scales = R.neuron_rows(t)
         for i in range(t.n):
             if not any(t.out(i)):
                 fail(ctx, f"not on the essential stratum: neuron {i + 1} has m_i = 0")
             if not any(t.A[i]):
                 fail(ctx, f"not on the essential stratum: neuron {i + 1} has a_i = 0")
-            key, lam = _line(t.row(i))
+            key, lam = _line(rows[i], scales[i])
             classes.setdefault(key, []).append((i, lam))
         self.keys = sorted(classes)
         self.K, self.own, self.singles = [], [], {}

@@ -25,7 +25,7 @@ networks
     a ``reluid.network/1`` object through the certificate reader.
 
 >>> from reluid.checker.registry import Context
->>> from reluid.model.network import Network
+>>> from reluid.model.network import Network, Shallow
 >>> ctx = Context(Network.from_lists([([[1]], [0]), ([[1]], [0])]), "c")
 >>> integer(ctx, 3, "n"), rational(ctx, "-1/2", "x"), prime(ctx, 101, "p")
 (3, Fraction(-1, 2), 101)
@@ -37,6 +37,7 @@ reluid.errors.CheckFailed: c: n: '1/2' is not an integer
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -47,7 +48,7 @@ from reluid.model.network import Network
 
 __all__ = ["PRIME_BOUND", "SEARCH_PRIME_MIN", "SHOWN_DIGITS", "mapping", "fields", "sequence", "integer",
            "integers", "tuples", "indices", "rational", "rationals", "points", "prime", "is_prime", "network", "residue",
-           "show"]
+           "show", "lcm_rows", "neuron_rows", "output_columns"]
 
 #: Every prime of a certificate lies below this bound (residues fit a machine word).
 PRIME_BOUND = 2**63
@@ -197,3 +198,42 @@ def network(ctx: Context, x, what: str) -> Network:
         return network_from_dict(thaw(x), what)
     except CertificateError as e:
         fail(ctx, str(e))
+
+
+# ---------------------------------------------------------------------------
+# θ as integer rows (the network itself, not evidence: read once per check)
+# ---------------------------------------------------------------------------
+
+def lcm_rows(rows) -> tuple[list[list[int]], list[Fraction]]:
+    """Each row of Fractions as (integers, λ) with row = λ·integers, λ = 1/(the lcm of its denominators)."""
+    ints, scales = [], []
+    for row in rows:
+        dens = {x.denominator for x in row}
+        den = math.lcm(*dens)
+        q = {e: den // e for e in dens}          # rows of stored floats have few distinct denominators
+        ints.append([x.numerator * q[x.denominator] for x in row])
+        scales.append(Fraction(1, den))
+    return ints, scales
+
+
+def neuron_rows(t: Shallow) -> tuple[list[list[int]], list[Fraction]]:
+    """(N, λ): (a_i, b_i) = λ_i·N_i with N_i a list of m + 1 integers and λ_i > 0, for every neuron i.
+
+    A θ read from binary floats holds its hidden layer as integers times a
+    power of two per row (:class:`~reluid.model.network.ScaledRows`), which
+    are taken as they are; otherwise each row is cleared of its denominators.
+    """
+    if t.hidden is not None:
+        return t.hidden.rows, [Fraction(2) ** s for s in t.hidden.shifts]
+    return lcm_rows(t.row(i) for i in range(t.n))
+
+
+def output_columns(t: Shallow) -> tuple[list[list[int]], list[Fraction]]:
+    """(C, μ): m_i = μ_i·C_i with C_i a list of k integers and μ_i > 0, for every neuron i."""
+    if t.output is not None:
+        rows, shifts = t.output.rows, t.output.shifts
+        low = min(shifts, default=0)
+        up = [s - low for s in shifts]
+        cols = [[v << u for v, u in zip(col, up)] for col in zip(*rows)][:t.n] if rows else [[] for _ in range(t.n)]
+        return cols, [Fraction(2) ** low] * t.n
+    return lcm_rows(t.out(i) for i in range(t.n))

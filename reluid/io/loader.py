@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from reluid.errors import InvalidArgument, InvalidNetwork
+from reluid.model.dyadic import float_parts, from_float_arrays
 from reluid.model.network import Layer, Network
 from reluid.model.rational import FAST_FRACTIONS, coprime_fractions, gc_paused
 
@@ -397,24 +398,6 @@ def _fractions(numerators: list[int], denominators) -> list[Fraction]:
         return coprime_fractions(numerators, denominators)
 
 
-def _float_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Reduced ``(n, k)`` with ``x == n * 2**-k`` elementwise, for finite float64 ``x``.
-
-    ``k`` may be negative (integers of 2**53 and beyond); ``n`` is odd unless
-    it is 0, in which case ``k`` is 0.
-    """
-    mantissa, exponent = np.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= |mantissa| < 1
-    n = (mantissa * 2.0**53).astype(np.int64)  # exact: |n| < 2**53
-    lowest_bit = n & -n  # 2**(number of trailing zero bits); 0 for n == 0
-    shift = np.frexp(lowest_bit.astype(np.float64))[1].astype(np.int64) - 1
-    zero = n == 0
-    shift[zero] = 0
-    n >>= shift
-    k = 53 - exponent.astype(np.int64) - shift
-    k[zero] = 0
-    return n, k
-
-
 def _check_dtype(array: np.ndarray, name: str) -> None:
     dt = array.dtype
     if dt.kind in "iu" or dt.name == "bfloat16":
@@ -424,6 +407,18 @@ def _check_dtype(array: np.ndarray, name: str) -> None:
     if dt.kind == "O":
         raise InvalidNetwork(f"{name} is an object array (pickled data is never loaded)")
     raise InvalidNetwork(f"{name} has dtype {dt}; expected an integer or float16/32/64 array")
+
+
+def _check_finite(x: np.ndarray, name: str) -> None:
+    """Refuse a NaN or infinite entry of the flat float array ``x`` (of any accepted float type)."""
+    finite = np.isfinite(x)
+    if not finite.all():
+        i = int(np.flatnonzero(~finite)[0])
+        raise InvalidNetwork(f"{name} has a non-finite entry ({float(x[i])}) at flat index {i}")
+
+
+def _is_float(array: np.ndarray) -> bool:
+    return array.dtype.kind == "f" or array.dtype.name == "bfloat16"
 
 
 def exact_values(array: np.ndarray, name: str = "array") -> list[Fraction]:
@@ -455,11 +450,8 @@ def exact_values(array: np.ndarray, name: str = "array") -> list[Fraction]:
     if flat.dtype.kind in "iu":
         return _fractions(flat.tolist(), repeat(1))
     x = flat.astype(np.float64)  # exact widening from every accepted float type
-    finite = np.isfinite(x)
-    if not finite.all():
-        i = int(np.flatnonzero(~finite)[0])
-        raise InvalidNetwork(f"{name} has a non-finite entry ({x[i]}) at flat index {i}")
-    n, k = _float_parts(x)
+    _check_finite(x, name)
+    n, k = float_parts(x)
     numerators = n.tolist()
     exponents = k.tolist()
     for i in np.flatnonzero(k < 0).tolist():  # integer values >= 2**53
@@ -592,6 +584,12 @@ def network_from_arrays(layers: Sequence[ArrayLayer], *, name: str | None = None
     built = []
     for L in layers:
         n_out, n_in = L.weight.shape
+        if _is_float(L.weight) and _is_float(L.bias) and L.weight_scale == 1 and L.bias_scale == 1:
+            # binary floats: integer mantissas with a power of two per row, Fractions only on demand
+            _check_finite(L.weight.reshape(-1), L.weight_name)
+            _check_finite(L.bias, L.bias_name)
+            built.append(Layer(None, None, n_in, from_float_arrays(L.weight, L.bias)))
+            continue
         w = _scaled(exact_values(L.weight, L.weight_name), L.weight_scale)
         b = _scaled(exact_values(L.bias, L.bias_name), L.bias_scale)
         rows = tuple(tuple(w[i:i + n_in]) for i in range(0, n_out * n_in, n_in)) if n_in else ((),) * n_out

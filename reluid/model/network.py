@@ -17,9 +17,9 @@ from fractions import Fraction
 from typing import Iterable, Sequence
 
 from reluid.errors import InvalidNetwork, NotShallow
-from reluid.model.rational import FAST_FRACTIONS, ZERO, format_rational, to_rational
+from reluid.model.rational import FAST_FRACTIONS, ZERO, coprime_fraction, format_rational, to_rational
 
-__all__ = ["Layer", "Network", "Shallow", "relu"]
+__all__ = ["Layer", "Network", "ScaledRows", "Shallow", "relu"]
 
 Row = tuple[Fraction, ...]
 Matrix = tuple[Row, ...]
@@ -50,20 +50,144 @@ def _vector(xs, what: str, allow_float: bool) -> Row:
         raise InvalidNetwork(f"{what} is not a vector of numbers") from None
 
 
-@dataclass(frozen=True, slots=True)
-class Layer:
-    """One affine map ``x -> weight @ x + bias`` (weight is n_out × n_in)."""
+class ScaledRows:
+    """An exact matrix whose row i is the integer vector ``rows[i]`` times ``2 ** shifts[i]``.
 
-    weight: Matrix
-    bias: Row
-    n_in: int
+    The form binary floats take (:mod:`reluid.model.dyadic` builds it from
+    numpy arrays): a row of floats is one integer vector times one power of
+    two.  It is canonical: a nonzero row has an odd entry and a zero row has
+    shift 0, so two forms are equal exactly when their values are.  ``array``
+    (an int64 numpy array, optional) holds the same integers for vectorised
+    code; ``rows`` (lists of Python integers) is built from it on first use.
+
+    Examples
+    --------
+    >>> form = ScaledRows([[3, -2]], (-2,), 2)
+    >>> form.fractions()
+    [[Fraction(3, 4), Fraction(-1, 2)]]
+    """
+
+    __slots__ = ("_rows", "shifts", "n_cols", "array")
+
+    def __init__(self, rows, shifts, n_cols: int, *, array=None):
+        if rows is None and array is None:
+            raise InvalidNetwork("a scaled matrix needs its integers")
+        self._rows = rows
+        self.shifts = tuple(shifts)
+        self.n_cols = n_cols
+        self.array = array
+
+    def __repr__(self) -> str:
+        return f"<ScaledRows {len(self.shifts)} × {self.n_cols}>"
+
+    @property
+    def rows(self) -> list[list[int]]:
+        """The integers, as lists of Python ints (from ``array`` on first use)."""
+        if self._rows is None:
+            self._rows = self.array.tolist()
+        return self._rows
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, ScaledRows):
+            return NotImplemented
+        if (len(self.shifts), self.n_cols) != (len(other.shifts), other.n_cols):
+            return False
+        if self.shifts == other.shifts and self.rows == other.rows:
+            return True
+        # canonical forms of equal values are equal; a form built by hand need not be canonical
+        return self.fractions() == other.fractions()
+
+    __hash__ = None
+
+    def fractions(self) -> list[list[Fraction]]:
+        """The entries as exact Fractions, row by row."""
+        out = []
+        for row, s in zip(self.rows, self.shifts):
+            if s >= 0:
+                out.append([Fraction(v << s) for v in row])
+                continue
+            r = []
+            for v in row:
+                if not v:
+                    r.append(ZERO)
+                    continue
+                t = min((v & -v).bit_length() - 1, -s)
+                r.append(coprime_fraction(v >> t, 1 << (-s - t)))
+            out.append(r)
+        return out
+
+    def materialise(self) -> list[list[Fraction]]:
+        """:meth:`fractions`, vectorised when ``array`` is held."""
+        if self.array is not None:
+            from reluid.model import dyadic
+
+            return dyadic.fractions(self)
+        return self.fractions()
+
+
+class Layer:
+    """One affine map ``x -> weight @ x + bias`` (weight is n_out × n_in).
+
+    ``weight`` and ``bias`` are tuples of Fractions.  A layer read from binary
+    floats holds them as one :class:`ScaledRows` ``exact`` of ``[weight | bias]``
+    instead, and builds the Fractions only when they are first asked for; the
+    shallow algorithms work on ``exact`` directly.
+    """
+
+    __slots__ = ("_weight", "_bias", "n_in", "exact")
+
+    def __init__(self, weight: Matrix | None, bias: Row | None, n_in: int, exact: ScaledRows | None = None):
+        if (weight is None or bias is None) and exact is None:
+            raise InvalidNetwork("a layer needs its weight and bias")
+        object.__setattr__(self, "_weight", weight)
+        object.__setattr__(self, "_bias", bias)
+        object.__setattr__(self, "n_in", n_in)
+        object.__setattr__(self, "exact", exact)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Layer is immutable (cannot set {name!r})")
 
     def __repr__(self) -> str:
         return f"<Layer {self.n_in} -> {self.n_out}>"
 
+    def _materialise(self) -> None:
+        rows = self.exact.materialise()
+        n = self.n_in
+        object.__setattr__(self, "_weight", tuple(tuple(r[:n]) for r in rows))
+        object.__setattr__(self, "_bias", tuple(r[n] for r in rows))
+
+    @property
+    def weight(self) -> Matrix:
+        if self._weight is None:
+            self._materialise()
+        return self._weight
+
+    @property
+    def bias(self) -> Row:
+        if self._bias is None:
+            self._materialise()
+        return self._bias
+
     @property
     def n_out(self) -> int:
-        return len(self.bias)
+        if self._bias is None:
+            return len(self.exact.shifts)
+        return len(self._bias)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Layer):
+            return NotImplemented
+        if self.n_in != other.n_in:
+            return False
+        if self.exact is not None and other.exact is not None:
+            return self.exact == other.exact
+        return self.weight == other.weight and self.bias == other.bias
+
+    def __hash__(self) -> int:
+        return hash((self.n_in, self.weight, self.bias))
+
+    def __reduce__(self):
+        return Layer, (self._weight, self._bias, self.n_in, self.exact)
 
     @classmethod
     def from_lists(cls, weight, bias, *, n_in: int | None = None, allow_float: bool = False,
@@ -224,7 +348,7 @@ class Network:
         if not self.is_shallow:
             raise NotShallow(self.architecture)
         h, o = self.layers
-        return Shallow(M=o.weight, A=h.weight, b=h.bias, c=o.bias, m=h.n_in)
+        return Shallow(o._weight, h._weight, h._bias, o._bias, h.n_in, hidden=h.exact, output=o.exact)
 
     def to_dict(self) -> dict:
         """The ``reluid.network/1`` JSON object (integers and ``"p/q"`` strings)."""
@@ -254,6 +378,13 @@ class Network:
         yield b"reluid.network/1"
         for L in self.layers:
             yield f"|{L.n_out},{L.n_in}|".encode()
+            if L.exact is not None and L.exact.array is not None:
+                from reluid.model import dyadic
+
+                chunks = dyadic.canonical_text(L.exact, L.n_in)     # the same bytes, vectorised
+                if chunks is not None:
+                    yield from chunks
+                    continue
             for row in L.weight + (L.bias,):
                 try:
                     if not FAST_FRACTIONS:  # pragma: no cover - depends on the Python implementation
@@ -277,30 +408,78 @@ class Network:
         return self._sha[0]
 
 
-@dataclass(frozen=True, slots=True)
 class Shallow:
     """θ = (M, A, b, c) ∈ Ω(m, n, k) (Ramakrishnan 2026, §2.1).
 
     ``M`` is k × n (column i is the output weight m_i of neuron i), ``A`` is
-    n × m (row i is a_iᵀ), ``b`` ∈ Qⁿ, ``c`` ∈ Qᵏ.
+    n × m (row i is a_iᵀ), ``b`` ∈ Qⁿ, ``c`` ∈ Qᵏ.  The view of a network read
+    from binary floats also holds the layers' :class:`ScaledRows`, ``hidden``
+    (of [A | b]) and ``output`` (of [M | c]), and builds M, A, b, c from them
+    only when they are first asked for.
     """
 
-    M: Matrix
-    A: Matrix
-    b: Row
-    c: Row
-    m: int
+    __slots__ = ("_M", "_A", "_b", "_c", "m", "hidden", "output")
+
+    def __init__(self, M, A, b, c, m: int, *, hidden: ScaledRows | None = None, output: ScaledRows | None = None):
+        if (A is None or b is None) and hidden is None or (M is None or c is None) and output is None:
+            raise InvalidNetwork("θ = (M, A, b, c) needs all four parts")
+        for name, value in (("_M", M), ("_A", A), ("_b", b), ("_c", c), ("m", m), ("hidden", hidden),
+                            ("output", output)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Shallow is immutable (cannot set {name!r})")
+
+    def __reduce__(self):
+        return _shallow, (self._M, self._A, self._b, self._c, self.m, self.hidden, self.output)
 
     def __repr__(self) -> str:
         return f"<Shallow θ ∈ Ω(m={self.m}, n={self.n}, k={self.k})>"
 
+    def _split(self, form: ScaledRows, names: tuple[str, str], width: int) -> None:
+        rows = form.materialise()
+        object.__setattr__(self, names[0], tuple(tuple(r[:width]) for r in rows))
+        object.__setattr__(self, names[1], tuple(r[width] for r in rows))
+
+    @property
+    def M(self) -> Matrix:
+        if self._M is None:
+            self._split(self.output, ("_M", "_c"), self.n)
+        return self._M
+
+    @property
+    def c(self) -> Row:
+        if self._c is None:
+            self._split(self.output, ("_M", "_c"), self.n)
+        return self._c
+
+    @property
+    def A(self) -> Matrix:
+        if self._A is None:
+            self._split(self.hidden, ("_A", "_b"), self.m)
+        return self._A
+
+    @property
+    def b(self) -> Row:
+        if self._b is None:
+            self._split(self.hidden, ("_A", "_b"), self.m)
+        return self._b
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Shallow):
+            return NotImplemented
+        return (self.m, self.M, self.A, self.b, self.c) == (other.m, other.M, other.A, other.b, other.c)
+
+    def __hash__(self) -> int:
+        return hash((self.m, self.M, self.A, self.b, self.c))
+
     @property
     def n(self) -> int:
-        return len(self.b)
+        return len(self.hidden.shifts) if self._b is None else len(self._b)
 
     @property
     def k(self) -> int:
-        return len(self.c)
+        return len(self.output.shifts) if self._c is None else len(self._c)
 
     def out(self, i: int) -> Row:
         """The output column m_i ∈ Qᵏ of neuron i."""
@@ -327,8 +506,13 @@ class Shallow:
         return cls(M_, A_, b_, c_, mm)
 
     def to_network(self, name=None, description=None) -> Network:
-        return Network((Layer(self.A, self.b, self.m), Layer(self.M, self.c, self.n)),
+        return Network((Layer(self._A, self._b, self.m, self.hidden), Layer(self._M, self._c, self.n, self.output)),
                        name=name, description=description)
 
     def __call__(self, x) -> Row:
         return self.to_network()(x)
+
+
+def _shallow(M, A, b, c, m, hidden, output) -> Shallow:
+    """Unpickle a :class:`Shallow` (its slots are read-only)."""
+    return Shallow(M, A, b, c, m, hidden=hidden, output=output)

@@ -28,6 +28,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from reluid.analysis.shallow.essential import EssentialResult, classes_text, decide_essential, hyperplane_text
+from reluid.analysis.shallow import rows
 from reluid.analysis.shallow.function import canonical_row, equivalent
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
@@ -109,13 +110,21 @@ def _replace_neuron(theta: Shallow, i: int, row=None, out=None, c=None) -> Shall
 
 
 def _classes(theta: Shallow):
-    """Map canonical row r -> list of (i, λ_i) with (a_i, b_i) = λ_i r (a_i ≠ 0 only)."""
+    """Map canonical row r -> list of (i, λ) with (a_i, b_i) = λ_i r (a_i ≠ 0 only)."""
     classes: dict = {}
     for i in range(theta.n):
         cr = canonical_row(theta.A[i], theta.b[i])
         if cr is not None:
             classes.setdefault(cr[0], []).append((i, cr[1]))
     return classes
+
+
+def _shared_lines(theta: Shallow):
+    """The classes of :func:`_classes` with two or more neurons (on the integer form when θ has one)."""
+    fast = rows.shared_lines(theta)
+    if fast is not None:
+        return fast
+    return {r: members for r, members in _classes(theta).items() if len(members) > 1}
 
 
 def _kernel_vector(vectors):
@@ -190,7 +199,7 @@ def decide(theta: Shallow | Network, *, timeout: float | None = 60.0, seed: int 
     if isinstance(theta, Network):
         theta = theta.shallow()
     d = _decide(theta, timeout=timeout, seed=seed, progress=progress, count_orbits=count_orbits)
-    if paper_condition and theta.n > 0 and all(any(a) for a in theta.A):
+    if paper_condition and theta.n > 0 and _no_constant_neuron(theta):
         from reluid.analysis.shallow.zariski import evaluate_v4
 
         object.__setattr__(d, "paper_condition", evaluate_v4(theta))
@@ -198,6 +207,12 @@ def decide(theta: Shallow | Network, *, timeout: float | None = 60.0, seed: int 
     if d.witness is not None:
         _verify_witness(theta, d.witness)
     return d
+
+
+def _no_constant_neuron(theta: Shallow) -> bool:
+    """Every a_i ≠ 0."""
+    const = rows.first_constant_neuron(theta)
+    return all(any(a) for a in theta.A) if const is None else const < 0
 
 
 def decide_affine(net: Network) -> Decision:
@@ -226,14 +241,16 @@ def _decide(theta: Shallow, *, timeout, seed, progress, count_orbits) -> Decisio
     if n == 0:
         return Decision(Verdict.NO_HIDDEN, Stratum.EMPTY, theta)
     # 1. dead outputs (Lemma 10): change the row of a neuron whose output is zero
-    for i in range(n):
+    dead = rows.first_dead_output(theta)
+    for i in range(n) if dead is None else [dead] if dead >= 0 else []:
         if not any(theta.out(i)):
             row = theta.row(i)
             new = tuple(-x for x in row) if any(row) else (Fraction(1),) + (Fraction(0),) * m
             return _hidden(theta, Stratum.DEAD_OUTPUT, _replace_neuron(theta, i, row=new), Mechanism.DEAD_OUTPUT,
                            neuron=i, note="m_i = 0, so (a_i, b_i) is free")
     # 2. constant neurons (Lemma 11(2)): move the bias and compensate in c
-    for i in range(n):
+    const = rows.first_constant_neuron(theta)
+    for i in range(n) if const is None else [const] if const >= 0 else []:
         if not any(theta.A[i]):
             b = theta.b[i]
             mi = theta.out(i)
@@ -244,7 +261,7 @@ def _decide(theta: Shallow, *, timeout, seed, progress, count_orbits) -> Decisio
             return _hidden(theta, Stratum.CONSTANT_NEURON,
                            _replace_neuron(theta, i, row=theta.A[i] + (nb,), c=c), Mechanism.CONSTANT_NEURON,
                            neuron=i, note="a_i = 0: m_i σ(b_i) is a constant absorbed by c")
-    classes = _classes(theta)
+    classes = _shared_lines(theta)
     # 3. positively proportional rows (Lemma 11(1)): move all output weight onto one of them
     for r, members in classes.items():
         pos = [(i, lam) for i, lam in members if lam > 0]

@@ -18,6 +18,7 @@ import numpy as np
 from flint import fmpz
 
 from reluid.errors import InvalidArgument
+from reluid.model import dyadic
 from reluid.model.network import Network, Shallow
 from reluid.model.rational import FAST_FRACTIONS, gc_paused
 from reluid.verdicts import Outcome
@@ -151,6 +152,9 @@ class Problem:
         self._res: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._p = None
         self._small_p = None
+        self._columns = None
+        #: θ holds its layers as integers times a power of two per row (read from binary floats)
+        self.dyadic = theta.hidden is not None and theta.output is not None
 
     # exact integers: D·U = (DM·M) ⊙ (DA·A)
     def integers(self):
@@ -185,6 +189,8 @@ class Problem:
         For searching only (separation): the scalings are positive, so signs
         of yᵀu_i are those of θ; entries that float64 cannot hold are rounded.
         """
+        if self._floats is None and self.dyadic:
+            self._floats = (dyadic_floats(self.theta.hidden, self.m), dyadic_floats(self.theta.output, self.n, True))
         if self._floats is None:
             A = float_rows(self.theta.A, self.m)
             M = float_rows(list(zip(*self.theta.M)) if self.k else [()] * self.n, self.k).T.copy()
@@ -210,11 +216,37 @@ class Problem:
                         out[base + l] += mji * a[l]
         return out
 
+    def dyadic_columns(self) -> list[list[int]]:
+        """C_i with m_i = 2^t C_i, t the least row exponent of [M | c] (k integers per neuron; :attr:`dyadic` θ)."""
+        if self._columns is None:
+            form = self.theta.output
+            low = min(form.shifts, default=0)
+            C = dyadic.as_array(form)[:, :self.n].astype(object)
+            up = np.array([s - low for s in form.shifts], dtype=object).reshape(-1, 1)
+            self._columns = (C << up).T.tolist()
+        return self._columns
+
     def is_flip(self, F) -> bool:
+        if self.dyadic and F:                # Σ_{i∈F} 2^{s_i} C_i ⊗ N_i = 0, on the integers of the form
+            C, form = self.dyadic_columns(), self.theta.hidden
+            N = dyadic.as_array(form)
+            low = min(form.shifts[i] for i in F)
+            total = [0] * self.km
+            for i in F:
+                a = N[i, :self.m].tolist()
+                for j, c in enumerate(C[i]):
+                    if c:
+                        c <<= form.shifts[i] - low
+                        base = j * self.m
+                        for l, x in enumerate(a):
+                            total[base + l] += c * x
+            return not any(total)
         return bool(F) and not any(self.column_sum(F))
 
     # residues mod p
     def residues(self, p: int):
+        if p not in self._res and self.dyadic:     # p is odd: no denominator 2^e is a multiple of it
+            self._res[p] = (dyadic.residues(self.theta.output, p, self.n), dyadic.residues(self.theta.hidden, p, self.m))
         if p not in self._res:
             self._res[p] = (_residue_array(self.theta.M, self.n, p), _residue_array(self.theta.A, self.m, p))
         return self._res[p]
@@ -257,6 +289,30 @@ class Problem:
             c = count // k + (1 if j < count % k else 0)
             out.extend(j * m + int(l) for l in self.rng.choice(m, size=c, replace=False))
         return sorted(out)
+
+
+def dyadic_floats(form, width: int, columns: bool = False) -> np.ndarray:
+    """The first ``width`` columns of ``form`` in float64, each row (``columns``: each column) scaled by a power of two.
+
+    The scale brings the largest entry of each row (column) near 1; as in
+    :func:`float_rows`, only the signs and directions matter to the search
+    (entries far below the largest of their column may round to 0).
+    """
+    N = dyadic.as_array(form)[:, :width]
+    if N.dtype == object:                   # Python integers: their top 60 bits times a power of two
+        bits = np.array([max((abs(v).bit_length() for v in row), default=0) for row in N.tolist()], dtype=np.int64)
+        drop = np.maximum(bits - 60, 0)
+        F = np.array([[float(v >> r) if v >= 0 else -float(-v >> r) for v in row]
+                      for row, r in zip(N.tolist(), drop.tolist())], dtype=np.float64).reshape(N.shape)
+    else:
+        drop, F = np.zeros(N.shape[0], dtype=np.int64), N.astype(np.float64)
+    top = np.frexp(np.abs(F).max(axis=1, initial=0.0))[1]           # row i of F is below 2^top_i
+    if not columns:
+        return np.ldexp(F, -top[:, None])
+    E = np.asarray(form.shifts, dtype=np.int64) + drop + top         # row j of the values is below 2^E_j
+    with np.errstate(under="ignore"):
+        G = np.ldexp(F, (E - top - E.max(initial=0))[:, None])
+    return np.ldexp(G, -np.frexp(np.abs(G).max(axis=0, initial=0.0))[1][None, :])
 
 
 def integer_rows(rows) -> tuple[list[list[int]], list[int]]:

@@ -36,12 +36,14 @@ Math. Scand. 11 (1962) 109–111.
 from __future__ import annotations
 
 import math
+import operator
 from collections import deque
 
 import numpy as np
 from flint import fmpz_mat
 
 from reluid.analysis.shallow.flipsets._problem import Clock, MethodResult, Problem, found, gave_up, none
+from reluid.model import dyadic
 from reluid.verdicts import FlipSetMethod, Outcome
 
 __all__ = ["separation", "separate", "exact_scores", "common_scores", "split_set", "LP_MAX_ENTRIES",
@@ -70,8 +72,26 @@ def have_lp() -> bool:
 # exact scores
 # ---------------------------------------------------------------------------
 
+def _dyadic_scores(prob: Problem, Y) -> list[int]:
+    """C_iᵀ Y N_i for a θ held as integers times powers of two (:meth:`Problem.dyadic`), exactly.
+
+    a_i = 2^{s_i} N_i (the a-part of row i of [A | b]) and m_i = 2^{t} C_i
+    with t the least row exponent of [M | c], so the score is a positive
+    multiple of m_iᵀ Y a_i.  Y N_i for all i is one exact integer product on
+    float64 BLAS (:func:`reluid.model.dyadic.int_matmul`).
+    """
+    t = prob.theta
+    N = dyadic.as_array(t.hidden)[:, :prob.m]
+    big = any(abs(int(v)) >> 62 for row in Y for v in row)
+    Yt = np.array(Y, dtype=object if big else np.int64).reshape(prob.k, prob.m).T
+    Z = dyadic.int_matmul(N, Yt).tolist()
+    return [sum(map(operator.mul, z, c)) for z, c in zip(Z, prob.dyadic_columns())]
+
+
 def exact_scores(prob: Problem, Y) -> list[int]:
     """s_i · da_i · dm_i = (dm_i m_i)ᵀ Y (da_i a_i) for every i, exactly (a positive multiple of m_iᵀ Y a_i)."""
+    if prob.dyadic:
+        return _dyadic_scores(prob, Y)
     Ar, Mr, _, _ = prob.row_integers()
     n, m, k = prob.n, prob.m, prob.k
     Yt = fmpz_mat(m, k, [int(Y[j][l]) for l in range(m) for j in range(k)])
@@ -80,7 +100,14 @@ def exact_scores(prob: Problem, Y) -> list[int]:
 
 
 def common_scores(prob: Problem, scores: list[int]) -> list[int]:
-    """The scores of :func:`exact_scores` on one common scale: D · m_iᵀ Y a_i (D = DM·DA of :meth:`Problem.integers`)."""
+    """The scores of :func:`exact_scores` on one common scale: D · m_iᵀ Y a_i (D = DM·DA of :meth:`Problem.integers`).
+
+    For a θ held as integers times powers of two, D is 2^{-t - min s_i} instead (see :func:`_dyadic_scores`).
+    """
+    if prob.dyadic:
+        shifts = prob.theta.hidden.shifts
+        low = min(shifts, default=0)
+        return [v << (s - low) for v, s in zip(scores, shifts)]
     _, _, da, dm = prob.row_integers()
     DA, DM = math.lcm(*da) if da else 1, math.lcm(*dm) if dm else 1
     return [s * (DA // a) * (DM // b) for s, a, b in zip(scores, da, dm)]
