@@ -114,12 +114,15 @@ class _Theta:
             self.M = math.lcm(*m) * math.lcm(*(x.denominator for r in self.rows for x in r))
             self.WM = [[int(self.W[k][i] * self.M / m[i]) for i in range(n1)] for k in range(self.n2)]
             self.wM = [int(x * self.M) for x in self.w]
+            self.words = 1 + max(abs(x).bit_length() for r in self.U + self.WM for x in r) // 64
         self._g, self._gi, self._red = {}, {}, {}
 
     def gi(self, ctx, s):
         """x frame: the rows g^s_k · M as integers (one flint product)."""
         if s not in self._gi:
-            charge(ctx, self.n2 * self.n1 * (self.n0 + 1), "the layer-2 pieces of a region")
+            # Python loops over the n2 × n1 mask and the n2 × (n0 + 1) result; the product in flint, by words
+            charge(ctx, self.n2 * (self.n1 + self.n0 + 1) + self.n2 * self.n1 * (self.n0 + 1) * self.words // 64,
+                   "the layer-2 pieces of a region")
             D = fmpz_mat([[self.WM[k][i] if s[i] > 0 else 0 for i in range(self.n1)] for k in range(self.n2)])
             G = D * self.Um
             self._gi[s] = [[int(G[k, c]) for c in range(self.n0)] + [int(G[k, self.n0]) + self.wM[k]]
@@ -159,11 +162,14 @@ class _Theta:
         R_s (on H_skip, strictly inside the other s_i u_i > 0 when skip is given) and, for k, on Z(g^s_k)."""
         if not items:
             return []
-        charge(ctx, len(items) * (self.n1 + self.n2 + 2) * (self.n0 + 1), "exact evaluation of points")
         cols = [_homogeneous(p) for _, p in items]
+        words = 1 + max(abs(x).bit_length() for c in cols for x in c) // 64 + self.words
+        ks = sorted({k for k, _ in items if k is not None})
+        # Python loops over the coordinates and the signs; the two products in flint, by words
+        charge(ctx, len(items) * (2 * self.n0 + self.n1 + 4) + len(items) * (self.n1 + len(ks)) * (self.n0 + 1)
+               * words // 64, "exact evaluation of points")
         X = fmpz_mat([list(r) for r in zip(*cols)])
         S = self.Um * X
-        ks = sorted({k for k, _ in items if k is not None})
         Gk = fmpz_mat([self.gi(ctx, s)[k] for k in ks]) * X if ks else None
         row = {k: r for r, k in enumerate(ks)}
         out = []
@@ -253,7 +259,7 @@ def _regions(ctx, T, raw):
             items = [(None, _tl._point(ctx, R["point"], T.n0, where))]
             vis = _pairs(ctx, R["visible"], T.n2, f"{where} visible")
             inv = _pairs(ctx, R["invisible"], T.n2, f"{where} invisible")
-            charge(ctx, T.n2 * (T.n1 + 2) * (T.n0 + 1), "the visibility evidence of a region")
+            charge(ctx, T.n2 * (T.n0 + 2), "reading the visibility evidence of a region")
             gi = T.gi(ctx, s)
             for k in range(T.n2):
                 if not any(gi[k][:-1]):
@@ -401,16 +407,24 @@ def _w3a(ctx, T, s0, C) -> bool:
     if T.frame == "u":
         charge(ctx, len(C) * T.n1, "W.3(a)")
         return len(_covered(T, s0, C)) == T.n1
+    # Column i scaled by m_i > 0 (U_i = m_i u_i) keeps the rank.  Two fixed integer combinations of the
+    # d + 1 rows of each region lie in the row space, and rank mod p <= rank over Q for integer rows, so
+    # rank n1 of these 2|𝒞| rows mod p proves rank n1; otherwise the full system is ranked exactly.
+    charge(ctx, T.n1 * (T.d + 1) * 2 + len(C) * T.n1 * 2 + 2 * len(C) * T.n1 * T.n1 // 64, "W.3(a) modulo p")
+    v = [[sum(pow(3 + e, t, PRIME) * U[t] for t in range(T.d + 1)) % PRIME for U in T.U] for e in range(2)]
     rows = []
-    charge(ctx, len(C) * (T.d + 1) * T.n1 * (T.n1 + 1), "W.3(a)")
     for s in C:
         c = [int(s0[i] > 0) - int(s[i] > 0) for i in range(T.n1)]
         if any(c):
-            rows += [[c[i] * T.U[i][t] for i in range(T.n1)] for t in range(T.d + 1)]
-    # column i scaled by m_i > 0 (U_i = m_i u_i): the same rank; rank mod p <= rank over Q for integer rows
+            rows += [[c[i] * ve[i] for i in range(T.n1)] for ve in v]
     if rows and nmod_mat(rows, PRIME).rank() == T.n1:
         return True
-    return bool(rows) and _tl._rank(rows) == T.n1
+    charge(ctx, len(C) * (T.d + 1) * T.n1 * (T.n1 + 1), "W.3(a) exactly")
+    rows = []
+    for s in C:
+        c = [int(s0[i] > 0) - int(s[i] > 0) for i in range(T.n1)]
+        rows += [[c[i] * T.U[i][t] for i in range(T.n1)] for t in range(T.d + 1)]
+    return _tl._rank(rows) == T.n1
 
 
 def _kernel(rows, n):

@@ -208,6 +208,7 @@ class _W:
         self.xs = None                     # the LP-guided search of the x frame (xsearch.XSearch), when used
         self._g: dict = {}
         self._w3a: dict = {}
+        self._w3a_v = None
 
     def tick(self):
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -368,16 +369,23 @@ class _W:
             import flint
 
             n1, d = self.n1, self.d
-            U = _integer_rows([r[:-1] for r in self.u], [r[-1] for r in self.u])   # u_i times a positive integer
+            if self._w3a_v is None:     # u_i times a positive integer, then two fixed combinations mod p
+                U = _integer_rows([r[:-1] for r in self.u], [r[-1] for r in self.u])
+                self._w3a_v = [[sum(pow(3 + e, t, _PRIME) * Ui[t] for t in range(d + 1)) % _PRIME for Ui in U]
+                               for e in range(2)]
             rows = []
-            for s in C:
+            for s in C:     # rows in the row space of the system: rank n1 mod p proves rank n1 over Q
                 c = [int(s0[i] > 0) - int(s[i] > 0) for i in range(n1)]
                 if any(c):
-                    rows += [[c[i] * U[i][t] for i in range(n1)] for t in range(d + 1)]
+                    rows += [[c[i] * v[i] for i in range(n1)] for v in self._w3a_v]
             self.tick()
             ok = bool(rows) and flint.nmod_mat(rows, _PRIME).rank() == n1
-            if not ok and rows and n1 <= MAX_B_WIDTH:
-                ok = rank(rows) == n1
+            if not ok and n1 <= MAX_B_WIDTH:
+                full = []
+                for s in C:
+                    c = [int(s0[i] > 0) - int(s[i] > 0) for i in range(n1)]
+                    full += [[c[i] * self.u[i][t] for i in range(n1)] for t in range(d + 1)]
+                ok = bool(full) and rank(full) == n1
             self._w3a[key] = ok
         return self._w3a[key]
 
