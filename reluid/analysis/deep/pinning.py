@@ -258,7 +258,13 @@ class _W:
         R.K, R.vis, R.inv = set(), {}, {}
         if self.xs is not None:
             self.tick()
-            R.vis, R.inv = self.xs.visibility(s)
+            hints = {}
+            for j in range(self.n1):        # zeros pushed into R_s from the wall points already found
+                key = (s[:j] + (1,) + s[j + 1:], j)
+                if key + (0,) in self._wallpt:
+                    got = {k: self._wallpt[key + (k,)] for k in range(self.n2) if k not in hints}
+                    hints.update(self.xs.push(s, j, got))
+            R.vis, R.inv = self.xs.visibility(s, hints)
             R.K = set(R.vis)
         for k in ([] if self.xs is not None else range(self.n2)):
             gk = R.g[k]
@@ -280,7 +286,7 @@ class _W:
             else:
                 y, z = res
                 R.inv[k] = (tuple(y), tuple(z))
-        norms = [_norm(R.g[k]) for k in R.K]
+        norms = [_norm(self._gint(s)[k] if self.xs is not None else R.g[k]) for k in R.K]
         R.good = len(set(norms)) == len(norms)
         self.regions[s] = R
         return R
@@ -559,6 +565,8 @@ class _LineSearch:
                 self.x0 = self.xs.np.array([float(v) for v in best.point])
                 self.hubs.append(best.signs)
         chain = self._chain()
+        for s, j in self._walls(chain):         # walls first: their points give most zeros of the regions
+            self.an.wall_point(s, j, 0)
         for s, p in chain:
             if s in self.an.regions:
                 continue

@@ -419,11 +419,54 @@ class XSearch:
             return tuple(y), (z,)
         return None
 
-    def visibility(self, s):
-        """(visible {k: zero}, invisible {k: Motzkin vector or None for a constant piece}) for every k, exactly."""
+    def push(self, s, j, walls):
+        """Zeros of g^s_k in R_s from points p of {u_j = 0 = g^s_k} on the wall of (s, j) (``walls``: {k: p}).
+
+        p + εv with v = ∂_{c2}g e_{c1} − ∂_{c1}g e_{c2} (so g(p + εv) = 0) and the sign of ε making s_j u_j > 0,
+        for the pair (c1, c2) with the largest minor of [A_j; ∇g]; ε = 2^-m until the exact check passes.
+        Only the two coordinates c1, c2 change."""
+        G = self.pieces_int(s)
+        ks = [k for k, p in walls.items() if p is not None]
+        out = {}
+        for m in (4, 12, 24):
+            cand = {}
+            for k in ks:
+                if k in out:
+                    continue
+                g, A = G[k], self.U[j]
+                c = sorted(range(self.n0), key=lambda t: -abs(float(g[t])))[:3] + \
+                    sorted(range(self.n0), key=lambda t: -abs(float(A[t])))[:3]
+                best = max(((abs(A[c1] * g[c2] - A[c2] * g[c1]), c1, c2) for c1 in c for c2 in c if c1 < c2),
+                           default=(0, 0, 0))
+                _, c1, c2 = best
+                minor = A[c1] * g[c2] - A[c2] * g[c1]                  # = A_j · v (times m_j > 0)
+                if minor == 0:
+                    continue
+                eps = Fraction(s[j] * (1 if minor > 0 else -1), (1 << m) * max(abs(g[c1]), abs(g[c2])))
+                p = list(walls[k])
+                p[c1] += eps * g[c2]
+                p[c2] -= eps * g[c1]
+                cand[k] = tuple(p)
+            if not cand:
+                break
+            kk = list(cand)
+            pts = [cand[k] for k in kk]
+            for k, good, v in zip(kk, self.strictly_in(s, pts), self.values(G, kk, pts)):
+                if good and v == 0:
+                    out[k] = cand[k]
+            if len(out) == len(ks):
+                break
+        return out
+
+    def visibility(self, s, hints=None):
+        """(visible {k: zero}, invisible {k: Motzkin vector or None for a constant piece}) for every k, exactly.
+
+        ``hints``: zeros already verified in R_s (from :meth:`push`); the cloud is searched for the others."""
         Gi = self.pieces_int(s)
         nonconst = [k for k in range(self.n2) if any(Gi[k][:-1])]
-        vis = self.zeros(s, nonconst)
+        hints = dict(hints or {})
+        rest = [k for k in nonconst if k not in hints]
+        vis = {**hints, **(self.zeros(s, rest) if rest else {})}
         inv = {k: None for k in range(self.n2) if k not in nonconst}
         G = self.pieces(s) if len(vis) < len(nonconst) else None
         for k in nonconst:
