@@ -5,7 +5,10 @@ a (2,3,3,1) network pinned by W.3(a) and (b)) are valid.  Each targeted forgery 
 edge dropped, a wall point or a visibility witness moved, an invisible neuron claimed visible, a
 Motzkin vector changed, the order swapped, a neuron pinned twice, the method changed from (b) to
 (a), the seed replaced, a bend flat duplicated to pass the count, the H4 method changed, a dependent
-minor, a region made bad, and the whole certificate transplanted to another network.
+minor, a region made bad, and the whole certificate transplanted to another network.  The evidence
+of the x frame's LP-guided search (n1 > n0 at size) is valid, and a wall point moved off its wall, a
+region point with one wrong sign, a Motzkin vector with a negative entry, a visibility witness or a
+bend-flat point moved off its zero set, and a dropped edge are each rejected.
 """
 
 from __future__ import annotations
@@ -187,3 +190,89 @@ def test_transplanted_certificates_are_rejected(certs):
 def test_the_checkers_orthant_rule():
     assert _orthant_zero([1, -1], 5) and _orthant_zero([1, 1], -1) and _orthant_zero([-1], 1)
     assert not _orthant_zero([1, 1], 0) and not _orthant_zero([0, 0], -1) and not _orthant_zero([-2], -1)
+
+
+# ---- the x frame at size: the certificate of the LP-guided search (analysis/deep/xsearch.py) ----------------
+
+@pytest.fixture(scope="module")
+def search():
+    """The Theorem W evidence of the search on a He-initialised 8-16-16-2 network, as JSON data."""
+    pytest.importorskip("highspy")
+    from reluid.analysis.deep.pinning import analyse_pinning
+    from reluid.certificates.build import pinning_evidence
+    from tests.analysis.deep.test_xsearch import NET
+    pin = analyse_pinning(NET)
+    assert pin.holds and pin.frame.kind == "x"
+    return NET, json.loads(json.dumps(pinning_evidence(pin)))
+
+
+def _verifies(n, ev):
+    from reluid.checker.pinning import verify_pinning
+    from reluid.checker.registry import Context
+    from reluid.errors import CheckFailed
+    try:
+        verify_pinning(ev, Context(n, "two-layer-pinning"))
+    except CheckFailed:
+        return False
+    return True
+
+
+def _tiny(x):
+    return str(F(x) + F(1, 2 ** 40))
+
+
+def _wall_point_off_the_wall(ev):
+    e = next(e for e in ev["order"] if e["edges"])
+    e["edges"][-1][2][0] = _tiny(e["edges"][-1][2][0])
+
+
+def _region_point_of_the_neighbour(ev):
+    e = next(e for e in ev["order"] if e["edges"])
+    src, j, _ = e["edges"][0]
+    signs = ev["regions"][src]["signs"]
+    t = signs[:j] + ("-" if signs[j] == "+" else "+") + signs[j + 1:]
+    other = next(r for r in ev["regions"] if r["signs"] == t)
+    ev["regions"][src]["point"] = other["point"]          # a real point, with exactly the sign of u_j wrong
+
+
+def _motzkin_negative_entry(ev):
+    r = next(r for r in ev["regions"] if r["invisible"])
+    y = r["invisible"][0][1]["y"]
+    i = next(i for i, v in enumerate(y) if F(v) == 0)
+    y[i] = "-1"
+
+
+def _visible_off_its_zero_set(ev):
+    r = ev["regions"][0]
+    r["visible"][0][1][0] = _tiny(r["visible"][0][1][0])
+
+
+def _flat_off_its_flat(ev):
+    f = ev["h4"]["flats"][-1]
+    f["point"][1] = _tiny(f["point"][1])
+
+
+def _last_edge_dropped(ev):
+    e = next(e for e in ev["order"] if e["edges"])
+    e["edges"].pop()                                       # a label never flipped: W.3(a) fails
+
+
+def test_the_evidence_of_the_search_is_valid(search):
+    n, ev = search
+    assert _verifies(n, ev)
+
+
+@pytest.mark.slow
+def test_the_certificate_of_the_search_is_valid():
+    from tests.analysis.deep.test_xsearch import NET
+    d = _cert(NET)
+    assert _ev(d)["frame"] == "x" and _valid(d, NET)
+
+
+@pytest.mark.parametrize("change", [_wall_point_off_the_wall, _region_point_of_the_neighbour, _motzkin_negative_entry,
+                                    _visible_off_its_zero_set, _flat_off_its_flat, _last_edge_dropped])
+def test_forgeries_of_the_search_evidence_are_rejected(search, change):
+    n, ev = search
+    ev = copy.deepcopy(ev)
+    change(ev)
+    assert not _verifies(n, ev)

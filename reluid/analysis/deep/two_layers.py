@@ -550,10 +550,17 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
 
         if not theorem_w:
             return result(Verdict.UNKNOWN, reason)
+        from reluid.analysis.deep.xsearch import available
+
         left = None if timeout is None else max(1.0, t0 + timeout - time.monotonic())
         regs = got.get("regions")
-        pin = analyse_pinning(net, regions=regs, timeout=left, max_rows=max_rows,
-                              max_systems=max(0, max_systems - an.systems))
+        search = regs is not None and n1 > n0 and available()     # the LP-guided search as the second try
+        pin = analyse_pinning(net, regions=regs, timeout=left if left is None or not search else left / 2,
+                              max_rows=max_rows, max_systems=max(0, max_systems - an.systems))
+        if search and not pin.holds and pin.failed in ("H4", "pinning", "budget"):
+            left = None if timeout is None else max(1.0, t0 + timeout - time.monotonic())
+            again = analyse_pinning(net, timeout=left)
+            pin = again if again.holds else pin
         got.update(pinning=pin)
         if not pin.holds:
             return result(Verdict.UNKNOWN, f"{reason}; Theorem W: {pin.failed} fails ({pin.detail})")
