@@ -87,6 +87,8 @@ class XSearch:
         self.wf = np.array([float(x) for x in self.w])
         self.rng = np.random.default_rng(seed)
         self.lps = 0
+        self._pieces: dict = {}
+        self.inner: dict = {}               # (signs, skip) -> a float point of the cell (line crossings)
         self._flint()
 
     def _flint(self):
@@ -104,16 +106,19 @@ class XSearch:
 
     # ---- exact pieces ------------------------------------------------------------
     def pieces_int(self, s):
-        """g^s_k · M as integer rows (gradient..., constant), M > 0 common to all k and s."""
-        flint = self.flint
-        D = [[self.WM[k][i] if s[i] > 0 else 0 for i in range(self.n1)] for k in range(self.n2)]
-        G = flint.fmpz_mat(D) * self.Um
-        out = []
-        for k in range(self.n2):
-            row = [int(G[k, c]) for c in range(self.n0 + 1)]
-            row[-1] += self.wM[k]
-            out.append(row)
-        return out
+        """g^s_k · M as integer rows (gradient..., constant), M > 0 common to all k and s (cached)."""
+        if s not in self._pieces:
+            D = [[x if s[i] > 0 else 0 for i, x in enumerate(r)] for r in self.WM]
+            G = (self.flint.fmpz_mat(D) * self.Um).tolist()
+            out = []
+            for k, r in enumerate(G):
+                row = [int(x) for x in r]
+                row[-1] += self.wM[k]
+                out.append(row)
+            if len(self._pieces) > 4096:
+                self._pieces.clear()
+            self._pieces[s] = out
+        return self._pieces[s]
 
     def pieces(self, s):
         """g^s_k as rational rows, exactly."""
@@ -131,8 +136,8 @@ class XSearch:
         if not points:
             return []
         X = self.flint.fmpz_mat([list(c) for c in zip(*[self.homogeneous(p) for p in points])])
-        P = self.Um * X
-        return [tuple((P[i, c] > 0) - (P[i, c] < 0) for i in range(self.n1)) for c in range(len(points))]
+        P = [[(x > 0) - (x < 0) for x in r] for r in (self.Um * X).tolist()]
+        return [tuple(c) for c in zip(*P)]
 
     def strictly_in(self, s, points, skip=None):
         return [all(sv[i] == s[i] for i in range(self.n1) if i != skip) and (skip is None or sv[skip] == 0)
@@ -184,6 +189,11 @@ class XSearch:
             h.passModel(lp)
             return h
 
+        start = self.inner.get((tuple(s), skip)) if extra is None and not margin_only else None
+        if start is not None:               # a known float point of the cell (a crossing of a line): its margin
+            t = float(np.min(np.abs(B @ start + b))) if len(keep) else 1.0
+            if t > 1e-9:
+                return model(False, min(t, 1.0) / 2), min(t, 1.0) / 2
         h = model(True, 0.0)
         h.run()
         self.lps += 1
@@ -308,6 +318,11 @@ class XSearch:
             sv = np.sign(self.Af @ x + self.af)
             margin = float(np.min(np.abs(self.Af @ x + self.af)))
             floats.append((x, margin))
+        order = np.argsort(tau)
+        for q, j in enumerate(order):       # the crossing of H_j lies on the wall between regions q and q + 1
+            x = x0 + ts[q] * d
+            s = tuple(int(v) for v in np.sign(self.Af @ x + self.af))
+            self.inner[(s[:j] + (1,) + s[j + 1:], int(j))] = x
         out = []
         for x, margin in floats:
             e = self._grid(margin)
