@@ -15,7 +15,9 @@ reports/two_layers.py's ``he_network``) it measures, in this process, CPU second
   (``check_certificate`` on the JSON round-tripped certificate).
 
 Targets (issue 18 §2): 64-32-32-10, 64-128-128-10 and 784-128-128-10 decided in ≤ 30, 120 and 600 s,
-each checked in at most half that.  ``--quick`` runs the small rows only; ``--big`` adds
+each checked in at most half that.  64-128-128-10 has n1 > n0: Theorem W in the x frame, whose regions,
+zeros, wall points and Motzkin vectors come from the LP-guided search (HiGHS, the extra ``lp``); the
+baseline cannot run there (2^128 sign patterns: ``size limit``), nor on the ``XFRAME`` rows (n1 > 14).  ``--quick`` runs the small rows only; ``--big`` adds
 784-128-128-10 (minutes).  The ratio column is baseline / new where both decide.
 """
 
@@ -34,6 +36,8 @@ from reluid.certificates.schema import from_json, to_json  # noqa: E402
 from reluid.checker.check import check_certificate  # noqa: E402
 
 SMALL = [(8, 6, 6, 2), (12, 10, 10, 2), (16, 12, 12, 2)]
+#: n1 > n0 (the x frame of Theorem W): beyond the sign tree of §8 the LP-guided search (analysis/deep/xsearch.py)
+XFRAME = [(8, 16, 16, 2), (16, 32, 32, 4), (32, 64, 64, 10)]
 TARGETS = [((64, 32, 32, 10), 30), ((64, 128, 128, 10), 120)]
 BIG = [((784, 128, 128, 10), 600)]
 #: Theorem 8.2's enumeration is stopped here (it is exponential in n1)
@@ -79,6 +83,8 @@ def main(argv=None) -> int:
     for arch in SMALL[:2] if args.quick else SMALL:
         row(arch)
     if not args.quick:
+        for arch in XFRAME:
+            row(arch)
         for arch, target in TARGETS + (BIG if args.big else []):
             row(arch, target)
     return 0

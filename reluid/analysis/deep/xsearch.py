@@ -66,8 +66,16 @@ def integer_rows(rows):
     return out
 
 
-def _dyadic(v: float, e: int) -> Fraction:
-    return Fraction(round(v * (1 << e)), 1 << e)
+class _Point(tuple):
+    """A rational point (a tuple of Fractions) that also carries an integer vector (Lp, L), L > 0."""
+
+
+def _point(coords, hom):
+    p = _Point(coords)
+    if hom[-1] < 0:
+        hom = [-x for x in hom]
+    p.hom = hom
+    return p
 
 
 class XSearch:
@@ -128,6 +136,8 @@ class XSearch:
     # ---- exact checks ---------------------------------------------------------------
     @staticmethod
     def homogeneous(x):
+        if isinstance(x, _Point):
+            return x.hom
         L = math.lcm(*(v.denominator for v in x))
         return [v.numerator * (L // v.denominator) for v in x] + [L]
 
@@ -217,7 +227,7 @@ class XSearch:
             return None
         return self.np.array(h.getSolution().col_value)
 
-    def float_zeros(self, s, ks, skip=None, rounds=6):
+    def float_zeros(self, s, ks, skip=None, rounds=2):
         """{k: float point of the shrunk cell with g^s_k = 0}, for the k ∈ ks found, and the cloud values."""
         np = self.np
         G, g0 = self._pieces_f(s)
@@ -272,7 +282,7 @@ class XSearch:
         P = [round(v * (1 << e)) for v in x]
         D = 1 << e
         if not eqs:
-            return tuple(Fraction(v, D) for v in P)
+            return _point([Fraction(v, D) for v in P], P + [D])
         n0 = self.n0
         if len(eqs) == 1:
             r = eqs[0]
@@ -282,7 +292,9 @@ class XSearch:
             val = sum(r[t] * P[t] for t in range(n0)) + r[-1] * D          # = r(x) · D
             out = [Fraction(v, D) for v in P]
             out[c] = Fraction(P[c] * r[c] - val, D * r[c])
-            return tuple(out)
+            hom = [v * r[c] for v in P] + [D * r[c]]
+            hom[c] = P[c] * r[c] - val
+            return _point(out, hom)
         r0, r1 = eqs
         cand = sorted(range(n0), key=lambda t: -abs(r0[t]))[:4] + sorted(range(n0), key=lambda t: -abs(r1[t]))[:4]
         best = None
@@ -301,7 +313,9 @@ class XSearch:
         out = [Fraction(v, D) for v in P]
         out[c1] = Fraction(b0 * r1[c2] - b1 * r0[c2], D * det)
         out[c2] = Fraction(r0[c1] * b1 - r1[c1] * b0, D * det)
-        return tuple(out)
+        hom = [v * det for v in P] + [D * det]
+        hom[c1], hom[c2] = b0 * r1[c2] - b1 * r0[c2], r0[c1] * b1 - r1[c1] * b0
+        return _point(out, hom)
 
     # ---- regions and walls --------------------------------------------------------------
     def line(self, x0, d):
