@@ -1,6 +1,6 @@
 """Checker for Theorem W (two hidden layers on partial regions) and Lemma H4-count.
 
-Imports only the standard library, :mod:`reluid.model`, :mod:`reluid.certificates.schema`,
+Imports only the standard library, python-flint, :mod:`reluid.model`, :mod:`reluid.certificates.schema`,
 :mod:`reluid.checker.registry`, :mod:`reluid.checker.two_layers` (its H4 cover search, for the
 small-n1 fallback) and :mod:`reluid.errors`.  Nothing is shared with the producer
 (:mod:`reluid.analysis.deep.pinning`); every loop that grows with the input is charged.
@@ -18,12 +18,15 @@ small-n1 fallback) and :mod:`reluid.errors`.  Nothing is shared with the produce
       both signs or one has the sign opposite to w);
       ``frame = "x"``: every region carries an interior point, and every k with ∇g^s_k ≠ 0 a
       witness of visibility or a Motzkin vector (y >= 0, z) proving {s_i u_i > 0, g^s_k = 0} empty;
+      points are verified in exact integer arithmetic: (A, a) and g^s scaled to integer rows (positive
+      factors), each point as (Lp, L), all points of a region or of a wall in one python-flint product;
     * recomputes K_s and goodness (the Z(g^s_k), k ∈ K_s, pairwise distinct) of every listed region;
     * for each entry k_m of the order: the seed is good with k_m visible; each edge (s → s^(j)) leaves
       a region already reached, ends in a listed region and is valid for k_m with P = {k_1..k_{m−1}}:
       (e2) rank_∇[u_j; g^s_k] = 2 and a point of {u_j = 0 = g^s_k} on the wall, (e3) the g^s_{k2},
       k2 ∈ (K_s ∪ K_t) ∖ {k}, neither in span(u_j) nor in span(u_j, g^s_k) (modulo u_j), (e4) the
-      count; then Lemma W.3 (a) (rank of the difference system, or in the u frame: every label
+      count; then Lemma W.3 (a) (rank n1 of the difference system — modulo p on two fixed integer
+      combinations of each region's rows, exactly when that is short of n1 — or in the u frame: every label
       flipped) or (b) (x frame: every F ⊆ [n1], n1 <= MAX_B_WIDTH, reduced to the kernel of (a);
       u frame: the closed form "every label not flipped has s0_i = + and W_ki ≠ 0");
       the order is a permutation of [n2];

@@ -12,8 +12,11 @@ Frames
     rank A = n1 (so n1 <= n0) the map x ↦ u = Ax + a is onto R^{n1}, every sign pattern is a
     region, and every such statement about functions of u can be decided in u-coordinates
     (``frame = "u"``: u_j = e_j, regions are orthants, ranks are preserved because
-    (c, c0) ↦ (cA, c·a + c0) is injective).  Otherwise the coordinates are x (``frame = "x"``)
-    and strict systems are solved by Fourier–Motzkin (:mod:`reluid.analysis.deep.strict`).
+    (c, c0) ↦ (cA, c·a + c0) is injective).  Otherwise the coordinates are x (``frame = "x"``):
+    on the regions of §8's sign tree (small n1) strict systems are solved by Fourier–Motzkin
+    (:mod:`reluid.analysis.deep.strict`); without them (n1 > 14), or when they give no certificate,
+    regions along lines, zeros, wall points and Motzkin vectors come from the LP-guided exact search
+    of :mod:`reluid.analysis.deep.xsearch` (:class:`_LineSearch`).
 Visibility (exact both ways)
     K_s = {k : ∇g^s_k ≠ 0 and Z(g^s_k) meets R_s}: a rational witness or a Motzkin vector in the x
     frame; in the u frame the rule :func:`orthant_zero` (a zero of Σ c_i u_i + w on an orthant
