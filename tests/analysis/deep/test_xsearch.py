@@ -9,7 +9,6 @@ Motzkin vectors from the LP dual) satisfy their defining identities exactly.
 
 from __future__ import annotations
 
-import json
 import random
 from fractions import Fraction as F
 
