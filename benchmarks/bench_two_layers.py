@@ -1,6 +1,6 @@
 """Benchmark: two hidden layers at real width, Theorem W against Theorem 8.2's enumeration, in one run.
 
-    python benchmarks/bench_two_layers.py [--quick] [--big]
+    python benchmarks/bench_two_layers.py [--quick] [--big] [--xframe]
 
 For each float32 He-initialised network (weights N(0, 2/fan_in), biases N(0, 0.01), read exactly;
 reports/two_layers.py's ``he_network``) it measures, in this process, CPU seconds
@@ -12,11 +12,15 @@ reports/two_layers.py's ``he_network``) it measures, in this process, CPU second
 * **new**: ``analyse_two_layers(net)``, which tries Theorem W when 8.2 does not apply (at n1 > 14
   directly: no enumeration);
 * **certify** (``reluid.api.certify``, the whole pipeline with its 600 s budget) and **check**
-  (``check_certificate`` on the JSON round-tripped certificate).
+  (``check_certificate`` on the JSON round-tripped certificate, under ``CHECK_WORK_LIMIT``: the
+  x-frame certificate of 64-128-128-10 needs more than the default work limit; ``reluid check
+  --work-limit`` is the command-line equivalent).
 
 Targets (issue 18 §2): 64-32-32-10, 64-128-128-10 and 784-128-128-10 decided in ≤ 30, 120 and 600 s,
-each checked in at most half that.  ``--quick`` runs the small rows only; ``--big`` adds
-784-128-128-10 (minutes).  The ratio column is baseline / new where both decide.
+each checked in at most half that.  64-128-128-10 has n1 > n0: Theorem W in the x frame, whose regions,
+zeros, wall points and Motzkin vectors come from the LP-guided search (HiGHS, the extra ``lp``); the
+baseline cannot run there (2^128 sign patterns: ``size limit``), nor on the ``XFRAME`` rows (n1 > 14).  ``--quick`` runs the small rows only; ``--big`` adds
+784-128-128-10 (minutes); ``--xframe`` runs only the n1 > n0 rows (``XFRAME`` and 64-128-128-10).  The ratio column is baseline / new where both decide.
 """
 
 from __future__ import annotations
@@ -34,12 +38,16 @@ from reluid.certificates.schema import from_json, to_json  # noqa: E402
 from reluid.checker.check import check_certificate  # noqa: E402
 
 SMALL = [(8, 6, 6, 2), (12, 10, 10, 2), (16, 12, 12, 2)]
+#: n1 > n0 (the x frame of Theorem W): beyond the sign tree of §8 the LP-guided search (analysis/deep/xsearch.py)
+XFRAME = [(8, 16, 16, 2), (16, 32, 32, 4), (32, 64, 64, 10)]
 TARGETS = [((64, 32, 32, 10), 30), ((64, 128, 128, 10), 120)]
 BIG = [((784, 128, 128, 10), 600)]
 #: Theorem 8.2's enumeration is stopped here (it is exponential in n1)
 BASELINE_TIMEOUT = 60
 #: the new path and certify get the default certify budget (reluid certify --timeout 60)
 TIMEOUT = 60
+#: the checker's work limit in this benchmark (the default, 2^24, is about ten seconds of work)
+CHECK_WORK_LIMIT = 2**30
 
 
 def _t(f):
@@ -56,7 +64,7 @@ def row(arch, target=None, seed=0):
     new, tn = _t(lambda: analyse_two_layers(net, timeout=TIMEOUT))
     cert, tc = _t(lambda: certify(net, timeout=TIMEOUT if target is None else max(TIMEOUT, target)))
     text = to_json(cert)
-    rep, tk = _t(lambda: check_certificate(from_json(text), net))
+    rep, tk = _t(lambda: check_certificate(from_json(text), net, work_limit=CHECK_WORK_LIMIT))
     bv = ("size limit" if base.reason and "size limit" in base.reason else
           "timeout" if base.reason and "budget" in base.reason else base.verdict.value)
     ratio = f"{tb / tn:.1f}×" if base.verdict.value != "unknown" and new.verdict.value != "unknown" and tn else "—"
@@ -72,13 +80,21 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--big", action="store_true")
+    ap.add_argument("--xframe", action="store_true")
     args = ap.parse_args(argv)
     print("| architecture | baseline: Theorem 8.2 (enumeration) | new: 8.2, then Theorem W | ratio | certify | check | "
           "certificate | target (decide / check) |")
     print("|---|---|---|---|---|---|---|---|")
+    if args.xframe:
+        for arch in XFRAME:
+            row(arch)
+        row(*TARGETS[1])
+        return 0
     for arch in SMALL[:2] if args.quick else SMALL:
         row(arch)
     if not args.quick:
+        for arch in XFRAME:
+            row(arch)
         for arch, target in TARGETS + (BIG if args.big else []):
             row(arch, target)
     return 0

@@ -1,6 +1,6 @@
 """Checker for Theorem W (two hidden layers on partial regions) and Lemma H4-count.
 
-Imports only the standard library, :mod:`reluid.model`, :mod:`reluid.certificates.schema`,
+Imports only the standard library, python-flint, :mod:`reluid.model`, :mod:`reluid.certificates.schema`,
 :mod:`reluid.checker.registry`, :mod:`reluid.checker.two_layers` (its H4 cover search, for the
 small-n1 fallback) and :mod:`reluid.errors`.  Nothing is shared with the producer
 (:mod:`reluid.analysis.deep.pinning`); every loop that grows with the input is charged.
@@ -18,12 +18,15 @@ small-n1 fallback) and :mod:`reluid.errors`.  Nothing is shared with the produce
       both signs or one has the sign opposite to w);
       ``frame = "x"``: every region carries an interior point, and every k with ∇g^s_k ≠ 0 a
       witness of visibility or a Motzkin vector (y >= 0, z) proving {s_i u_i > 0, g^s_k = 0} empty;
+      points are verified in exact integer arithmetic: (A, a) and g^s scaled to integer rows (positive
+      factors), each point as (Lp, L), all points of a region or of a wall in one python-flint product;
     * recomputes K_s and goodness (the Z(g^s_k), k ∈ K_s, pairwise distinct) of every listed region;
     * for each entry k_m of the order: the seed is good with k_m visible; each edge (s → s^(j)) leaves
       a region already reached, ends in a listed region and is valid for k_m with P = {k_1..k_{m−1}}:
       (e2) rank_∇[u_j; g^s_k] = 2 and a point of {u_j = 0 = g^s_k} on the wall, (e3) the g^s_{k2},
       k2 ∈ (K_s ∪ K_t) ∖ {k}, neither in span(u_j) nor in span(u_j, g^s_k) (modulo u_j), (e4) the
-      count; then Lemma W.3 (a) (rank of the difference system, or in the u frame: every label
+      count; then Lemma W.3 (a) (rank n1 of the difference system — modulo p on two fixed integer
+      combinations of each region's rows, exactly when that is short of n1 — or in the u frame: every label
       flipped) or (b) (x frame: every F ⊆ [n1], n1 <= MAX_B_WIDTH, reduced to the kernel of (a);
       u frame: the closed form "every label not flipped has s0_i = + and W_ki ≠ 0");
       the order is a permutation of [n2];
@@ -40,6 +43,8 @@ from types import SimpleNamespace
 
 from reluid.certificates.schema import CertificateError, ClaimKind, q, qs
 from reluid.checker import two_layers as _tl
+from flint import fmpz_mat, nmod_mat
+
 from reluid.checker.linalg import rref
 from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.verdicts import CoverMethod, Frame, PinningCase
@@ -62,10 +67,6 @@ def _nf(v):
         g = g if lead > 0 else -g
         return tuple(x // g for x in v)
     return tuple(Fraction(x) / lead for x in v)
-
-
-def _ev(form, x):
-    return sum((g * t for g, t in zip(form, x)), form[-1])
 
 
 def _det_mod(M, p) -> int:
@@ -109,7 +110,28 @@ class _Theta:
             self.u = [tuple(L1.weight[j]) + (L1.bias[j],) for j in range(n1)]
             self.piv = [next((t for t in range(n0) if L1.weight[j][t] != 0), 0) for j in range(n1)]
             self.rows = [tuple(r) + (b,) for r, b in zip(self.W, self.w)]
-        self._g, self._red = {}, {}
+            # exact integer forms: U_i = m_i u_i (m_i > 0), and g^s_k · M = Σ_{i∈P(s)} (W_ki M / m_i) U_i + w_k M
+            charge(ctx, n1 * (n0 + 1) + self.n2 * (n1 + 1), "integer forms of u and of the layer-2 rows")
+            m = [math.lcm(*(Fraction(x).denominator for x in u)) for u in self.u]
+            self.U = [[int(x * mi) for x in u] for u, mi in zip(self.u, m)]
+            self.Um = fmpz_mat(self.U)
+            self.M = math.lcm(*m) * math.lcm(*(x.denominator for r in self.rows for x in r))
+            self.WM = [[int(self.W[k][i] * self.M / m[i]) for i in range(n1)] for k in range(self.n2)]
+            self.wM = [int(x * self.M) for x in self.w]
+            self.words = 1 + max(abs(x).bit_length() for r in self.U + self.WM for x in r) // 64
+        self._g, self._gi, self._red = {}, {}, {}
+
+    def gi(self, ctx, s):
+        """x frame: the rows g^s_k · M as integers (one flint product)."""
+        if s not in self._gi:
+            # Python loops over the n2 × n1 mask and the n2 × (n0 + 1) result; the product in flint, by words
+            charge(ctx, self.n2 * (self.n1 + self.n0 + 1) + self.n2 * self.n1 * (self.n0 + 1) * self.words // 64,
+                   "the layer-2 pieces of a region")
+            D = fmpz_mat([[self.WM[k][i] if s[i] > 0 else 0 for i in range(self.n1)] for k in range(self.n2)])
+            G = D * self.Um
+            self._gi[s] = [[int(G[k, c]) for c in range(self.n0)] + [int(G[k, self.n0]) + self.wM[k]]
+                           for k in range(self.n2)]
+        return self._gi[s]
 
     def g(self, ctx, s):
         if s not in self._g:
@@ -117,38 +139,58 @@ class _Theta:
                 charge(ctx, self.n2 * (self.n1 + 1), "the layer-2 pieces of a region")
                 self._g[s] = [tuple(r[i] if s[i] > 0 else 0 for i in range(self.n1)) + (r[-1],) for r in self.rows]
             else:
-                charge(ctx, self.n2 * self.n1 * (self.n0 + 1), "the layer-2 pieces of a region")
-                out = []
-                for k in range(self.n2):
-                    v = [ZERO] * (self.n0 + 1)
-                    for i in range(self.n1):
-                        if s[i] > 0 and self.W[k][i]:
-                            v = [x + self.W[k][i] * y for x, y in zip(v, self.u[i])]
-                    v[-1] += self.w[k]
-                    out.append(tuple(v))
-                self._g[s] = out
+                self._g[s] = [tuple(Fraction(x, self.M) for x in r) for r in self.gi(ctx, s)]
         return self._g[s]
 
     def red(self, ctx, s, j):
-        """(∇ ≠ 0, normal form) of every g^s_k modulo u_j; the same for s and s^(j)."""
+        """(∇ ≠ 0, normal form) of every g^s_k modulo u_j; the same for s and s^(j).
+
+        x frame: the integer row U_j[p]·g − g[p]·U_j (p a pivot of U_j), a nonzero multiple of g mod u_j."""
         key = (s[:j] + (1,) + s[j + 1:], j)
         if key not in self._red:
-            g = self.g(ctx, s)
+            g = self.g(ctx, s) if self.frame == Frame.U else self.gi(ctx, s)
             charge(ctx, self.n2 * (self.d + 1) * 2, "the pieces modulo u_j on a wall")
             out = []
             for gk in g:
                 if self.frame == Frame.U:
                     v = gk[:j] + (0,) + gk[j + 1:]
                 else:
-                    uj, p = self.u[j], self.piv[j]
-                    f = gk[p] / uj[p]
-                    v = tuple(x - f * y for x, y in zip(gk, uj))
+                    uj, p = self.U[j], self.piv[j]
+                    v = tuple(uj[p] * x - gk[p] * y for x, y in zip(gk, uj))
                 out.append((any(v[:-1]), _nf(v)))
             self._red[key] = out
         return self._red[key]
 
-    def inside(self, s, x, skip=None) -> bool:
-        return all(s[i] * _ev(self.u[i], x) > 0 for i in range(self.n1) if i != skip)
+    def points(self, ctx, s, items, skip=None):
+        """x frame, in one flint product per call: for each (k or None, point) whether the point lies in
+        R_s (on H_skip, strictly inside the other s_i u_i > 0 when skip is given) and, for k, on Z(g^s_k)."""
+        if not items:
+            return []
+        cols = [_homogeneous(p) for _, p in items]
+        words = 1 + max(abs(x).bit_length() for c in cols for x in c) // 64 + self.words
+        ks = sorted({k for k, _ in items if k is not None})
+        # Python loops over the coordinates and the signs; the two products in flint, by words
+        charge(ctx, len(items) * (2 * self.n0 + self.n1 + 4) + len(items) * (self.n1 + len(ks)) * (self.n0 + 1)
+               * words // 64, "exact evaluation of points")
+        X = fmpz_mat([list(r) for r in zip(*cols)])
+        S = self.Um * X
+        Gk = fmpz_mat([self.gi(ctx, s)[k] for k in ks]) * X if ks else None
+        row = {k: r for r, k in enumerate(ks)}
+        out = []
+        for c, (k, _) in enumerate(items):
+            ok = all(s[i] * S[i, c] > 0 for i in range(self.n1) if i != skip)
+            if skip is not None:
+                ok = ok and S[skip, c] == 0
+            if k is not None:
+                ok = ok and Gk[row[k], c] == 0
+            out.append(ok)
+        return out
+
+
+def _homogeneous(p):
+    """(L p, L) with L the lcm of the denominators: an integer vector with the same ratios."""
+    L = math.lcm(*(v.denominator for v in p))
+    return [v.numerator * (L // v.denominator) for v in p] + [L]
 
 
 def _orthant_zero(coeffs, w) -> bool:
@@ -210,7 +252,7 @@ def _regions(ctx, T, raw):
         s = _read_signs(ctx, R["signs"], T.n1, where)
         if s in out:
             fail(ctx, f"{where}: the region {R['signs']} is listed twice")
-        g = T.g(ctx, s)
+        g = T.g(ctx, s) if T.frame == Frame.U else None
         K = set()
         if T.frame == Frame.U:
             charge(ctx, T.n2 * (T.n1 + 1), "the visible set of a region")
@@ -218,27 +260,31 @@ def _regions(ctx, T, raw):
                 if _orthant_zero(gk[:-1], gk[-1]):
                     K.add(k)
         else:
-            if not T.inside(s, _tl._point(ctx, R["point"], T.n0, where)):
-                fail(ctx, f"{where}: the point is not in R_{R['signs']}")
+            items = [(None, _tl._point(ctx, R["point"], T.n0, where))]
             vis = _pairs(ctx, R["visible"], T.n2, f"{where} visible")
             inv = _pairs(ctx, R["invisible"], T.n2, f"{where} invisible")
-            charge(ctx, T.n2 * (T.n1 + 2) * (T.n0 + 1), "the visibility evidence of a region")
-            for k, gk in enumerate(g):
-                if not any(gk[:-1]):
+            charge(ctx, T.n2 * (T.n0 + 2), "reading the visibility evidence of a region")
+            gi = T.gi(ctx, s)
+            for k in range(T.n2):
+                if not any(gi[k][:-1]):
                     if k in vis:
                         fail(ctx, f"{where}: g_{k + 1} is constant on the region, not visible")
                     continue
                 if k in vis:
-                    p = _tl._point(ctx, vis[k], T.n0, f"{where} visible {k + 1}")
-                    if _ev(gk, p) != 0 or not T.inside(s, p):
-                        fail(ctx, f"{where}: the witness of g_{k + 1} is not a zero in R_{R['signs']}")
+                    items.append((k, _tl._point(ctx, vis[k], T.n0, f"{where} visible {k + 1}")))
                     K.add(k)
                 elif k in inv:
-                    _motzkin(ctx, T, s, gk, inv[k], f"{where} invisible {k + 1}")
+                    _motzkin(ctx, T, s, T.g(ctx, s)[k], inv[k], f"{where} invisible {k + 1}")
                 else:
                     fail(ctx, f"{where}: neither a zero nor a Motzkin vector for g_{k + 1}: K_s is not decided")
+            ok = T.points(ctx, s, items)
+            if not ok[0]:
+                fail(ctx, f"{where}: the point is not in R_{R['signs']}")
+            for (k, _), good in zip(items[1:], ok[1:]):
+                if not good:
+                    fail(ctx, f"{where}: the witness of g_{k + 1} is not a zero in R_{R['signs']}")
         charge(ctx, len(K) * (T.d + 2), "the goodness of a region")
-        norms = [_nf(g[k]) for k in K]
+        norms = [_nf(g[k] if T.frame == Frame.U else T.gi(ctx, s)[k]) for k in K]
         out[s] = (K, len(set(norms)) == len(norms))
         order.append(s)
     return out, order
@@ -274,13 +320,25 @@ def _motzkin(ctx, T, s, gk, raw, what):
         fail(ctx, f"{what}: not a Motzkin certificate of emptiness")
 
 
-def _wall_point(ctx, T, s, j, gk, raw, what) -> bool:
+def _wall_point(ctx, T, s, j, k, raw, what, pending) -> bool:
+    """u frame: the orthant rule decides.  x frame: the point is read now and verified with the others of
+    its wall in :func:`_check_walls` (``pending``), in exact integer products."""
     if T.frame == Frame.U:
         if raw is not None:
             fail(ctx, f"{what}: the u frame decides wall points itself (no point expected)")
+        gk = T.g(ctx, s)[k]
         return _orthant_zero([gk[i] for i in range(T.n1) if i != j], gk[-1])
-    p = _tl._point(ctx, raw, T.n0, what)
-    return _ev(T.u[j], p) == 0 and _ev(gk, p) == 0 and T.inside(s, p, skip=j)
+    pending.setdefault((s, j), []).append((k, _tl._point(ctx, raw, T.n0, what), what))
+    return True
+
+
+def _check_walls(ctx, T, pending, message):
+    """Every pending point p of (s, j, k): u_j(p) = 0, g^s_k(p) = 0 and s_i u_i(p) > 0 for i ≠ j."""
+    for (s, j), items in pending.items():
+        ok = T.points(ctx, s, [(k, p) for k, p, _ in items], skip=j)
+        for (k, _, what), good in zip(items, ok):
+            if not good:
+                fail(ctx, message(what, j, k))
 
 
 def _flip(s, j):
@@ -292,6 +350,7 @@ def _order(ctx, T, raw, regions, listed):
     if len(entries) != T.n2:
         fail(ctx, f"the order lists {len(entries)} neurons, not n2 = {T.n2}")
     P = set()
+    pending = {}
     for m, e in enumerate(entries):
         where = f"order entry {m + 1}"
         _tl._fields(ctx, e, ("neuron", "seed", "edges", "method"), where)
@@ -322,7 +381,7 @@ def _order(ctx, T, raw, regions, listed):
             red = T.red(ctx, s, j)
             if not red[k][0]:
                 fail(ctx, f"{w}: rank_∇[u_{j + 1}; g_{k + 1}] < 2 (e2)")
-            if not _wall_point(ctx, T, s, j, T.g(ctx, s)[k], None if T.frame == Frame.U else ed[2], w):
+            if not _wall_point(ctx, T, s, j, k, None if T.frame == Frame.U else ed[2], w, pending):
                 fail(ctx, f"{w}: no point of {{u_{j + 1} = 0 = g_{k + 1}}} on the wall (e2)")
             for k2 in (Ks | Kt) - {k}:
                 if red[k2][1] is None or red[k2][1] == red[k][1]:
@@ -340,6 +399,7 @@ def _order(ctx, T, raw, regions, listed):
         else:
             fail(ctx, f"{where}: method must be 'a' or 'b', got {method!r}")
         P.add(k)
+    _check_walls(ctx, T, pending, lambda w, j, k: f"{w}: no point of {{u_{j + 1} = 0 = g_{k + 1}}} on the wall (e2)")
     return P
 
 
@@ -351,11 +411,23 @@ def _w3a(ctx, T, s0, C) -> bool:
     if T.frame == Frame.U:
         charge(ctx, len(C) * T.n1, "W.3(a)")
         return len(_covered(T, s0, C)) == T.n1
+    # Column i scaled by m_i > 0 (U_i = m_i u_i) keeps the rank.  Two fixed integer combinations of the
+    # d + 1 rows of each region lie in the row space, and rank mod p <= rank over Q for integer rows, so
+    # rank n1 of these 2|𝒞| rows mod p proves rank n1; otherwise the full system is ranked exactly.
+    charge(ctx, T.n1 * (T.d + 1) * 2 + len(C) * T.n1 * 2 + 2 * len(C) * T.n1 * T.n1 // 64, "W.3(a) modulo p")
+    v = [[sum(pow(3 + e, t, PRIME) * U[t] for t in range(T.d + 1)) % PRIME for U in T.U] for e in range(2)]
     rows = []
-    charge(ctx, len(C) * (T.d + 1) * T.n1 * (T.n1 + 1), "W.3(a)")
     for s in C:
         c = [int(s0[i] > 0) - int(s[i] > 0) for i in range(T.n1)]
-        rows += [[c[i] * T.u[i][t] for i in range(T.n1)] for t in range(T.d + 1)]
+        if any(c):
+            rows += [[c[i] * ve[i] for i in range(T.n1)] for ve in v]
+    if rows and nmod_mat(rows, PRIME).rank() == T.n1:
+        return True
+    charge(ctx, len(C) * (T.d + 1) * T.n1 * (T.n1 + 1), "W.3(a) exactly")
+    rows = []
+    for s in C:
+        c = [int(s0[i] > 0) - int(s[i] > 0) for i in range(T.n1)]
+        rows += [[c[i] * T.U[i][t] for i in range(T.n1)] for t in range(T.d + 1)]
     return _tl._rank(rows) == T.n1
 
 
@@ -410,6 +482,7 @@ def _h4(ctx, T, raw):
     charge(ctx, len(flats) * (T.n1 + T.n2 + 4), "the bend triples (B1)–(B4)")
     keys = {j: set() for j in range(T.n1)}
     echelon = []
+    pending = {}
     for i, f in enumerate(flats):
         where = f"flat {i + 1}"
         _tl._fields(ctx, f, ("signs", "neuron", "unit") + (() if T.frame == Frame.U else ("point",)), where)
@@ -425,11 +498,12 @@ def _h4(ctx, T, raw):
             fail(ctx, f"{where}: rank_∇[u_{j + 1}; g_{k + 1}] < 2 (B2)")
         if any(k2 != k and red[k2][1] is not None and red[k2][1] == red[k][1] for k2 in range(T.n2)):
             fail(ctx, f"{where}: some g_k′ lies in span(u_{j + 1}, g_{k + 1}) but not in span(u_{j + 1}) (B3)")
-        if not _wall_point(ctx, T, s, j, T.g(ctx, s)[k], None if T.frame == Frame.U else f["point"], where):
+        if not _wall_point(ctx, T, s, j, k, None if T.frame == Frame.U else f["point"], where, pending):
             fail(ctx, f"{where}: no point of the flat on the wall (B4)")
         if red[k][1] not in keys[j]:
             keys[j].add(red[k][1])
             echelon.append((j, s, k))
+    _check_walls(ctx, T, pending, lambda w, j, k: f"{w}: no point of the flat on the wall (B4)")
     counts = [len(keys[j]) for j in range(T.n1)]
     method = raw["method"]
     if method == CoverMethod.COUNT:

@@ -9,7 +9,10 @@ minor, a region made bad, and the whole certificate transplanted to another netw
 rejected by one check alone (with that check removed the checker would accept it): an edge failing only the
 count (e4), a single-region pin that fails W.3(a) or the closed form of W.3(b), one bend flat per H_j listed
 many times (the per-H_j count must count distinct flats), the u frame claimed for a network with rank A < n1
-(the minor), and malformed evidence (a failed claim, never an internal error).
+(the minor), and malformed evidence (a failed claim, never an internal error). The evidence
+of the x frame's LP-guided search (n1 > n0 at size) is valid, and a wall point moved off its wall, a
+region point with one wrong sign, a Motzkin vector with a negative entry, a visibility witness or a
+bend-flat point moved off its zero set, and a dropped edge are each rejected.
 """
 
 from __future__ import annotations
@@ -284,3 +287,89 @@ def test_malformed_evidence_is_a_failed_claim(certs, where, value):
         next(c for c in d["claims"] if c["kind"] == "deep-layer-no-flip-set")["evidence"]["evidence"] = value
     rep = check_certificate(from_json(json.dumps(d)), n)
     assert not rep.valid and any(c.status == "failed" for c in rep.claims)
+
+
+# ---- the x frame at size: the certificate of the LP-guided search (analysis/deep/xsearch.py) ----------------
+
+@pytest.fixture(scope="module")
+def search():
+    """The Theorem W evidence of the search on a He-initialised 8-16-16-2 network, as JSON data."""
+    pytest.importorskip("highspy")
+    from reluid.analysis.deep.pinning import analyse_pinning
+    from reluid.certificates.build import pinning_evidence
+    from tests.analysis.deep.test_xsearch import NET
+    pin = analyse_pinning(NET)
+    assert pin.holds and pin.frame.kind == "x"
+    return NET, json.loads(json.dumps(pinning_evidence(pin)))
+
+
+def _verifies(n, ev):
+    from reluid.checker.pinning import verify_pinning
+    from reluid.checker.registry import Context
+    from reluid.errors import CheckFailed
+    try:
+        verify_pinning(ev, Context(n, "two-layer-pinning"))
+    except CheckFailed:
+        return False
+    return True
+
+
+def _tiny(x):
+    return str(F(x) + F(1, 2 ** 40))
+
+
+def _wall_point_off_the_wall(ev):
+    e = next(e for e in ev["order"] if e["edges"])
+    e["edges"][-1][2][0] = _tiny(e["edges"][-1][2][0])
+
+
+def _region_point_of_the_neighbour(ev):
+    e = next(e for e in ev["order"] if e["edges"])
+    src, j, _ = e["edges"][0]
+    signs = ev["regions"][src]["signs"]
+    t = signs[:j] + ("-" if signs[j] == "+" else "+") + signs[j + 1:]
+    other = next(r for r in ev["regions"] if r["signs"] == t)
+    ev["regions"][src]["point"] = other["point"]          # a real point, with exactly the sign of u_j wrong
+
+
+def _motzkin_negative_entry(ev):
+    r = next(r for r in ev["regions"] if r["invisible"])
+    y = r["invisible"][0][1]["y"]
+    i = next(i for i, v in enumerate(y) if F(v) == 0)
+    y[i] = "-1"
+
+
+def _visible_off_its_zero_set(ev):
+    r = ev["regions"][0]
+    r["visible"][0][1][0] = _tiny(r["visible"][0][1][0])
+
+
+def _flat_off_its_flat(ev):
+    f = ev["h4"]["flats"][-1]
+    f["point"][1] = _tiny(f["point"][1])
+
+
+def _last_edge_dropped(ev):
+    e = next(e for e in ev["order"] if e["edges"])
+    e["edges"].pop()                                       # a label never flipped: W.3(a) fails
+
+
+def test_the_evidence_of_the_search_is_valid(search):
+    n, ev = search
+    assert _verifies(n, ev)
+
+
+@pytest.mark.slow
+def test_the_certificate_of_the_search_is_valid():
+    from tests.analysis.deep.test_xsearch import NET
+    d = _cert(NET)
+    assert _ev(d)["frame"] == "x" and _valid(d, NET)
+
+
+@pytest.mark.parametrize("change", [_wall_point_off_the_wall, _region_point_of_the_neighbour, _motzkin_negative_entry,
+                                    _visible_off_its_zero_set, _flat_off_its_flat, _last_edge_dropped])
+def test_forgeries_of_the_search_evidence_are_rejected(search, change):
+    n, ev = search
+    ev = copy.deepcopy(ev)
+    change(ev)
+    assert not _verifies(n, ev)

@@ -12,8 +12,11 @@ Frames
     rank A = n1 (so n1 <= n0) the map x ↦ u = Ax + a is onto R^{n1}, every sign pattern is a
     region, and every such statement about functions of u can be decided in u-coordinates
     (``frame = "u"``: u_j = e_j, regions are orthants, ranks are preserved because
-    (c, c0) ↦ (cA, c·a + c0) is injective).  Otherwise the coordinates are x (``frame = "x"``)
-    and strict systems are solved by Fourier–Motzkin (:mod:`reluid.analysis.deep.strict`).
+    (c, c0) ↦ (cA, c·a + c0) is injective).  Otherwise the coordinates are x (``frame = "x"``):
+    on the regions of §8's sign tree (small n1) strict systems are solved by Fourier–Motzkin
+    (:mod:`reluid.analysis.deep.strict`); without them (n1 > 14), or when they give no certificate,
+    regions along lines, zeros, wall points and Motzkin vectors come from the LP-guided exact search
+    of :mod:`reluid.analysis.deep.xsearch` (:class:`_LineSearch`).
 Visibility (exact both ways)
     K_s = {k : ∇g^s_k ≠ 0 and Z(g^s_k) meets R_s}: a rational witness or a Motzkin vector in the x
     frame; in the u frame the rule :func:`orthant_zero` (a zero of Σ c_i u_i + w on an orthant
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -55,6 +59,7 @@ MAX_B_WIDTH = 12
 MAX_EXHAUSTIVE = 10
 #: u frame: all 2^n1 orthants up to this width, a chosen family beyond.
 MAX_ALL_ORTHANTS = 10
+_PRIME = (1 << 61) - 1
 
 
 class _Budget(Exception):
@@ -205,6 +210,10 @@ class _W:
         self.regions: dict[tuple, _Region] = {}
         self._walls: dict = {}
         self._wallpt: dict = {}
+        self.xs = None                     # the LP-guided search of the x frame (xsearch.XSearch), when used
+        self._g: dict = {}
+        self._w3a: dict = {}
+        self._w3a_v = None
 
     def tick(self):
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -221,6 +230,10 @@ class _W:
             raise _Budget(str(e)) from None
 
     def g(self, s):
+        if self.xs is not None:
+            if s not in self._g:
+                self._g[s] = self.xs.pieces(s)
+            return self._g[s]
         d = self.d
         out = []
         for k in range(self.n2):
@@ -248,7 +261,17 @@ class _W:
         R = _Region()
         R.signs, R.point, R.g = s, point, self.g(s)
         R.K, R.vis, R.inv = set(), {}, {}
-        for k in range(self.n2):
+        if self.xs is not None:
+            self.tick()
+            hints = {}
+            for j in range(self.n1):        # zeros pushed into R_s from the wall points already found
+                key = (s[:j] + (1,) + s[j + 1:], j)
+                if key + (0,) in self._wallpt:
+                    got = {k: self._wallpt[key + (k,)] for k in range(self.n2) if k not in hints}
+                    hints.update(self.xs.push(s, j, got))
+            R.vis, R.inv = self.xs.visibility(s, hints)
+            R.K = set(R.vis)
+        for k in ([] if self.xs is not None else range(self.n2)):
             gk = R.g[k]
             if not any(gk[:-1]):
                 R.inv[k] = None                    # constant on R_s: recomputed by the checker
@@ -268,7 +291,7 @@ class _W:
             else:
                 y, z = res
                 R.inv[k] = (tuple(y), tuple(z))
-        norms = [_norm(R.g[k]) for k in R.K]
+        norms = [_norm(self._gint(s)[k] if self.xs is not None else R.g[k]) for k in R.K]
         R.good = len(set(norms)) == len(norms)
         self.regions[s] = R
         return R
@@ -280,10 +303,16 @@ class _W:
         if key not in self._walls:
             g = self.regions[s].g if s in self.regions else self.g(s)
             uj, p = self.u[j], self.piv[j]
+            if self.xs is not None:     # the same normal forms from integer rows: U_j[p]·g − g[p]·U_j
+                g, uj = self._gint(s), self.xs.U[j]
+                if uj[p] < 0:
+                    uj = [-x for x in uj]
             red = []
             for k in range(self.n2):
                 if self.frame.kind == FrameKind.U:
                     v = g[k][:j] + (0,) + g[k][j + 1:]
+                elif self.xs is not None:
+                    v = tuple(uj[p] * x - g[k][p] * y for x, y in zip(g[k], uj))
                 else:
                     f = g[k][p] / uj[p]
                     v = tuple(x - f * y for x, y in zip(g[k], uj))
@@ -291,9 +320,22 @@ class _W:
             self._walls[key] = red
         return self._walls[key]
 
+    def _gint(self, s):
+        key = ("int", s)
+        if key not in self._g:
+            self._g[key] = self.xs.pieces_int(s)
+        return self._g[key]
+
     def wall_point(self, s, j, k):
         """A point of S = {u_j = 0 = g^s_k} on the wall of (s, j) (B4, e2), or None (u frame: True)."""
         key = (s[:j] + (1,) + s[j + 1:], j, k)
+        if key not in self._wallpt and self.xs is not None:
+            self.tick()
+            red = self.wall(s, j)
+            ks = [k2 for k2 in range(self.n2) if red[k2][0]]
+            got = self.xs.zeros(key[0], ks, skip=j)
+            for k2 in range(self.n2):
+                self._wallpt[key[:2] + (k2,)] = got.get(k2)
         if key not in self._wallpt:
             red = self.wall(s, j)[k]
             if not red[0]:
@@ -330,6 +372,34 @@ class _W:
         c = [int(s0[i] > 0) - int(s[i] > 0) for i in range(self.n1)]
         return [[c[i] * self.u[i][t] for i in range(self.n1)] for t in range(self.d + 1)], c
 
+    def w3a(self, s0, C) -> bool:
+        """Lemma W.3(a): the difference system has rank n1 — modulo a prime first (rank mod p ≤ rank over Q,
+        on the rows scaled to integers column by column), exactly when that is inconclusive."""
+        key = (s0, len(C))
+        if key not in self._w3a:
+            import flint
+
+            n1, d = self.n1, self.d
+            if self._w3a_v is None:     # u_i times a positive integer, then two fixed combinations mod p
+                U = _integer_rows([r[:-1] for r in self.u], [r[-1] for r in self.u])
+                self._w3a_v = [[sum(pow(3 + e, t, _PRIME) * Ui[t] for t in range(d + 1)) % _PRIME for Ui in U]
+                               for e in range(2)]
+            rows = []
+            for s in C:     # rows in the row space of the system: rank n1 mod p proves rank n1 over Q
+                c = [int(s0[i] > 0) - int(s[i] > 0) for i in range(n1)]
+                if any(c):
+                    rows += [[c[i] * v[i] for i in range(n1)] for v in self._w3a_v]
+            self.tick()
+            ok = bool(rows) and flint.nmod_mat(rows, _PRIME).rank() == n1
+            if not ok and n1 <= MAX_B_WIDTH:
+                full = []
+                for s in C:
+                    c = [int(s0[i] > 0) - int(s[i] > 0) for i in range(n1)]
+                    full += [[c[i] * self.u[i][t] for i in range(n1)] for t in range(d + 1)]
+                ok = bool(full) and rank(full) == n1
+            self._w3a[key] = ok
+        return self._w3a[key]
+
     def w3b(self, k, s0, C) -> bool:
         """Lemma W.3(b) for every F ⊆ [n1] (n1 <= MAX_B_WIDTH): reduced to d = N t, d in the kernel of (a)."""
         n1, d = self.n1, self.d
@@ -359,31 +429,25 @@ class _W:
                 return False                                       # a unique solution other than (W_k, w^F_k)
         return True
 
-    def pin(self, k, P, seeds_max=24):
+    def pin(self, k, P, seeds_max=24, prefer=()):
         """Find a seed and valid edges for k; return (seed, edges, method) or None."""
-        goods = [s for s, R in self.regions.items() if R.good and k in R.K]
+        goods = [s for s in prefer if s in self.regions] + list(self.regions)
+        goods = [s for s in dict.fromkeys(goods) if self.regions[s].good and k in self.regions[s].K]
         for s0 in goods[:seeds_max]:
             reached, edges, queue = [s0], [], [s0]
             seen = {s0}
-            basis = []                                             # echelon rows of (a)
             covered = set()
 
-            def a_holds():
-                return len(covered) == self.n1 if self.frame.kind == FrameKind.U else len(basis) == self.n1
+            def a_holds():      # every label flipped is necessary (a zero column otherwise); x frame: the rank
+                if len(covered) < self.n1:
+                    return False
+                return self.frame.kind == FrameKind.U or self.w3a(s0, reached)
 
             def b_holds():      # the u frame's closed form of W.3(b) (see :func:`u_frame_b`)
                 return self.frame.kind == FrameKind.U and u_frame_b(self.W[k], s0, covered)
 
             def add(s):
-                if self.frame.kind == FrameKind.U:
-                    covered.update(i for i in range(self.n1) if s[i] != s0[i])
-                    return
-                rows, c = self.w3a_rows(s0, s)
-                if False:
-                    pass
-                else:
-                    nonlocal_basis = rref(basis + rows)[0] if rows else basis
-                    basis[:] = nonlocal_basis
+                covered.update(i for i in range(self.n1) if s[i] != s0[i])
 
             while queue and not (a_holds() or b_holds()):
                 s = queue.pop(0)
@@ -435,27 +499,114 @@ class _W:
         return bad
 
     # ---- H4 -----------------------------------------------------------------------------
-    def flats(self, need):
-        """Distinct bend flats per H_j from the known regions: {j: {key: (s, k, point)}}."""
-        per = {j: {} for j in range(self.n1)}
-        for s in list(self.regions):
-            for j in range(self.n1):
-                if s[j] < 0 or len(per[j]) >= need:
-                    continue
-                t = s[:j] + (-1,) + s[j + 1:]
-                if self.frame.kind == FrameKind.X and t not in self.regions:
-                    continue
-                red = self.wall(s, j)
-                for k in range(self.n2):
-                    if len(per[j]) >= need:
-                        break
-                    if self.W[k][j] == 0 or not red[k][0] or red[k][1] in per[j]:
-                        continue                                       # B1, B2, distinct
-                    if any(k2 != k and red[k2][1] is not None and red[k2][1] == red[k][1] for k2 in range(self.n2)):
-                        continue                                       # B3
-                    p = self.wall_point(s, j, k)
-                    if p is not None:                                  # B4
-                        per[j][red[k][1]] = (s, k, None if p is True else p)
+    def flats(self, need, walls=None, per=None):
+        """Distinct bend flats per H_j: {j: {key: (s, k, point)}}, from the walls (s, j), s_j = +, given or
+        (default) those between known regions (u frame: every known orthant with s_j = +)."""
+        per = {j: {} for j in range(self.n1)} if per is None else per
+        if walls is None:
+            walls = [(s, j) for s in list(self.regions) for j in range(self.n1)
+                     if s[j] > 0 and (self.frame.kind == FrameKind.U or s[:j] + (-1,) + s[j + 1:] in self.regions)]
+        for s, j in walls:
+            if len(per[j]) >= need:
+                continue
+            red = self.wall(s, j)
+            count = Counter(r[1] for r in red if r[1] is not None)
+            for k in range(self.n2):
+                if len(per[j]) >= need:
+                    break
+                if self.W[k][j] == 0 or not red[k][0] or red[k][1] in per[j]:
+                    continue                                           # B1, B2, distinct
+                if count[red[k][1]] > 1:
+                    continue                                           # B3
+                p = self.wall_point(s, j, k)
+                if p is not None:                                      # B4
+                    per[j][red[k][1]] = (s, k, None if p is True else p)
+        return per
+
+
+class _LineSearch:
+    """Regions of the x frame along lines through one point (docs/mathematics.md §10.6; xsearch.py).
+
+    A line x0 + τd crosses every H_j once: its n1 + 1 regions form a chain in which consecutive
+    regions differ in one label, every label is flipped once (W.3(a) needs every label flipped), and
+    every crossing is a wall.  Lines pass through a common point, so their chains meet in its region
+    (a *hub*, a preferred seed); a region whose visible set is not decided exactly is left out.
+    Further lines add walls, hence bend flats, where the count condition of Lemma 10.12 needs them,
+    and alternative paths where an edge is not valid for some neuron; when neurons are left that the
+    hub does not see, the next lines pass through the known region that sees most of them.
+    """
+
+    MAX_LINES = 24
+
+    def __init__(self, an: _W):
+        self.an, self.xs = an, an.xs
+        self.x0 = self.xs.rng.standard_normal(an.n0)
+        self.hubs: list = []
+        self.lines = 0
+        self.walls: list = []           # (s with s_j = +, j) along the lines with regions
+        self.spare: list = []           # walls of chains whose regions were not examined
+
+    def _chain(self):
+        return self.xs.line(self.x0, self.xs.rng.standard_normal(self.an.n0))
+
+    @staticmethod
+    def _walls(chain):
+        out = []
+        for (s, _), (t, _) in zip(chain, chain[1:]):
+            j = next(i for i in range(len(s)) if s[i] != t[i])
+            out.append(((s if s[j] > 0 else t), j))
+        return out
+
+    def add_line(self, left=()) -> bool:
+        """Examine the regions of one more line through the hub (False when the line budget is spent);
+        ``left``: the neurons not yet pinned, which the hub should see."""
+        from reluid.analysis.deep.xsearch import Undecided
+
+        if self.lines >= self.MAX_LINES:
+            return False
+        self.lines += 1
+        left = set(left)
+        if self.hubs and not left <= self.an.regions[self.hubs[-1]].K:
+            best = max(self.an.regions.values(), key=lambda R: (len(left & R.K), R.good))
+            if len(left & best.K) > len(left & self.an.regions[self.hubs[-1]].K):
+                self.x0 = self.xs.np.array([float(v) for v in best.point])
+                self.hubs.append(best.signs)
+        chain = self._chain()
+        for s, j in self._walls(chain):         # walls first: their points give most zeros of the regions
+            self.an.wall_point(s, j, 0)
+        for s, p in chain:
+            if s in self.an.regions:
+                continue
+            try:
+                self.an.region(s, p)
+            except Undecided:
+                continue
+        if not self.hubs:
+            sx = self.xs.signs_at([self.xs.project(self.x0, [], 30)])[0]
+            self.hubs.append(sx if sx in self.an.regions else chain[len(chain) // 2][0])
+        self.walls += self._walls(chain)
+        return True
+
+    def flats(self):
+        """Bend flats on the walls of the lines; more walls (from chains of further lines, without their
+        regions) on the H_j where Lemma 10.12's count condition needs them; then only as many as it needs."""
+        an, n1 = self.an, self.an.n1
+        per = an.flats(n1 + 1, self.walls)
+        for _ in range(2 * self.MAX_LINES):
+            counts = [len(per[j]) for j in range(n1)]
+            if count_condition(counts):
+                break
+            ranked = sorted(range(n1), key=lambda j: counts[j])
+            short = {j for m, j in enumerate(ranked, start=1) if counts[j] <= m}
+            if not self.spare:
+                self.spare = self._walls(self._chain())
+            walls = [w for w in self.spare if w[1] in short]
+            self.spare = [w for w in self.spare if w[1] not in short]
+            per = an.flats(n1 + 1, walls, per)
+        counts = [len(per[j]) for j in range(n1)]
+        if count_condition(counts):     # keep m + 1 flats on the H_j in sorted position m: still b_(m) > m
+            for m, j in enumerate(sorted(range(n1), key=lambda j: counts[j]), start=1):
+                per[j] = dict(list(per[j].items())[:m + 1])
         return per
 
 
@@ -509,18 +660,29 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
     bad = an.h0p()
     if bad:
         return done(False, "H0′", "; ".join(bad[:3]))
+    search = None
     try:
         if frame.kind == FrameKind.U:
             for s in (_all_signs(n1) if n1 <= MAX_ALL_ORTHANTS else _chosen_orthants(n1, seed, chains)):
                 an.region(s)
-        else:
-            if regions is None:
+        elif regions is None:
+            from reluid.analysis.deep import xsearch
+
+            if not xsearch.available():
                 return done(False, "regions", f"the x frame (rank A < n1 = {n1}) needs layer-1 regions with exact "
-                            "witnesses, and none were found")
+                            "witnesses: §8's sign tree stops at n1 = 14 and the LP-guided search needs highspy "
+                            "(the optional extra 'lp': pip install 'reluid[lp]')")
+            an.xs = xsearch.XSearch(net, seed)
+            search = _LineSearch(an)
+            search.add_line()
+        else:
             for s, p in regions:
                 an.region(tuple(s), tuple(p))
         # H4
-        per = an.flats(n1 + 1)
+        if search is None:
+            per = an.flats(n1 + 1)
+        else:
+            per = search.flats()
         counts = tuple(len(per[j]) for j in range(n1))
         method = None
         if count_condition(counts):
@@ -540,14 +702,15 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
         while left:
             progress = False
             for k in sorted(left):
-                got = an.pin(k, set(P))
+                got = an.pin(k, set(P), prefer=() if search is None else search.hubs[::-1])
                 if got is not None:
                     order.append((k,) + got)
                     P.append(k)
                     left.discard(k)
                     progress = True
             if not progress:
-                break
+                if search is None or not search.add_line(left):
+                    break
     except _Budget as e:
         return done(False, "budget", str(e))
     if left:

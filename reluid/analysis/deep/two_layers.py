@@ -555,27 +555,34 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
         hyps.append(h)
         return not h.holds and stop_early
 
-    def theorem_w(reason):
+    def try_theorem_w(reason):
         """Theorem W when Theorem 8.2 does not apply; the flip families when it does."""
         from reluid.analysis.deep.pinning import analyse_pinning
 
         if not theorem_w:
             return result(Verdict.UNKNOWN, reason)
+        from reluid.analysis.deep.xsearch import available
+
         left = None if timeout is None else max(1.0, t0 + timeout - time.monotonic())
         regs = got.get("regions")
-        pin = analyse_pinning(net, regions=regs, timeout=left, max_rows=max_rows,
-                              max_systems=max(0, max_systems - an.systems))
+        search = regs is not None and n1 > n0 and available()     # the LP-guided search as the second try
+        pin = analyse_pinning(net, regions=regs, timeout=left if left is None or not search else left / 2,
+                              max_rows=max_rows, max_systems=max(0, max_systems - an.systems))
+        if search and not pin.holds and pin.failed in ("H4", "pinning", "budget"):
+            left = None if timeout is None else max(1.0, t0 + timeout - time.monotonic())
+            again = analyse_pinning(net, timeout=left)
+            pin = again if again.holds else pin
         got.update(pinning=pin)
         if not pin.holds:
             return result(Verdict.UNKNOWN, f"{reason}; Theorem W: {pin.failed} fails ({pin.detail})")
         return None
 
     if n1 > max_width:
-        return theorem_w(f"beyond the size limit of Theorem 8.2's enumeration: n1 = {n1} > {max_width} (2^{n1} "
+        return try_theorem_w(f"beyond the size limit of Theorem 8.2's enumeration: n1 = {n1} > {max_width} (2^{n1} "
                          "layer-1 sign patterns and sets I)") or _families()
     try:
         if failed(an.h0()):
-            return theorem_w(f"the hypotheses of {REFERENCE} fail: H0: {hyps[-1].detail}") or _families()
+            return try_theorem_w(f"the hypotheses of {REFERENCE} fail: H0: {hyps[-1].detail}") or _families()
         regions, empty = an.regions()
         got.update(regions=tuple(regions), empty=tuple(empty))
         full, not_full = [], []
@@ -586,11 +593,11 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
         h1 = Hypothesis("H1", bool(full), f"{len(full)} of {len(regions)} nonempty layer-1 regions are full"
                         + ("" if full else "; " + "; ".join(f"{signs_text(s)}: {why}" for s, why in not_full[:3])))
         if failed(h1):
-            return theorem_w(f"the hypotheses of {REFERENCE} fail: H1: {h1.detail}") or _families()
+            return try_theorem_w(f"the hypotheses of {REFERENCE} fail: H1: {h1.detail}") or _families()
         comp, E, detail = an.component(full)
         got.update(component=comp, edges=E)
         if failed(Hypothesis("H2∧H3", comp is not None, detail)):
-            return theorem_w(f"the hypotheses of {REFERENCE} fail: H2∧H3: {detail}") or _families()
+            return try_theorem_w(f"the hypotheses of {REFERENCE} fail: H2∧H3: {detail}") or _families()
         flats = an.flats({s for s, _ in regions})
         got.update(flats=flats)
         h4, cover, ncand = an.h4(flats)
@@ -601,11 +608,11 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
                  f"{len(got.get('flats', ()))} bend flats found (regions tested for fullness: "
                  f"{len(got.get('full', ())) + len(got.get('not_full', ()))}); of the 2^{n1} = {2 ** n1} sign patterns and "
                  f"{2 ** n1 - 1} sets I of H4")
-        return theorem_w(f"beyond the budget of the §8 checks: {e}; decided: "
+        return try_theorem_w(f"beyond the budget of the §8 checks: {e}; decided: "
                          f"{', '.join(h.name for h in hyps) or 'nothing'}; {found}") or _families()
     if not all(h.holds for h in hyps):
         bad = next(h for h in hyps if not h.holds)
-        return theorem_w(f"the hypotheses of {REFERENCE} fail: {bad.name}: {bad.detail}") or _families()
+        return try_theorem_w(f"the hypotheses of {REFERENCE} fail: {bad.name}: {bad.detail}") or _families()
     return _families()
 
 

@@ -10,6 +10,7 @@ import pytest
 from reluid.analysis.deep.cells import same_function
 from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.deep.two_layers import analyse_two_layers, flipped, signs_text
+from reluid.analysis.deep.xsearch import available
 from reluid.model.network import Network
 from reluid.verdicts import Verdict
 from tests.two_layer_nets import CERTIFIED, D15, glr, net
@@ -110,8 +111,9 @@ def test_budget_gives_unknown_with_the_size_left():
     assert not r.applies_82 and r.applies_w and r.verdict is Verdict.NO_HIDDEN and r.pinning.systems == 0
     # n1 > n0: Theorem W's x frame needs strict systems too, and the budget stops both
     x = analyse_two_layers(X_FRAME, max_systems=3)
-    assert x.verdict is Verdict.UNKNOWN and "beyond the budget" in x.reason and "3 strict systems" in x.reason
-    assert x.pinning is not None and x.pinning.failed == "regions"     # the sign tree stopped before any region
+    assert "beyond the budget" in x.reason and "3 strict systems" in x.reason
+    # the sign tree stopped before any region: the LP-guided search of the x frame is the only source of regions
+    assert x.pinning is not None and (x.pinning.failed != "regions" if available() else x.pinning.failed == "regions")
     from reluid.analysis.deep.pinning import analyse_pinning
     from reluid.analysis.deep.two_layers import _Analysis
     regions = _Analysis(X_FRAME, 20000, None, 4000).regions()[0]
@@ -120,8 +122,16 @@ def test_budget_gives_unknown_with_the_size_left():
     assert analyse_pinning(X_FRAME, regions=regions).holds
     assert analyse_two_layers(X_FRAME).verdict is Verdict.NO_HIDDEN
     wide = Network.from_lists([([[1, j] for j in range(16)], [0] * 16), ([[1] * 16], [-1]), ([[1]], [0])])
+    r = analyse_two_layers(wide, timeout=20)
+    assert "beyond the size limit" in r.reason and r.verdict is Verdict.UNKNOWN
+
+
+def test_without_highspy_the_x_frame_at_size_says_why(monkeypatch):
+    from reluid.analysis.deep import xsearch
+    monkeypatch.setattr(xsearch, "available", lambda: False)
+    wide = Network.from_lists([([[1, j] for j in range(16)], [0] * 16), ([[1] * 16], [-1]), ([[1]], [0])])
     r = analyse_two_layers(wide)
-    assert "beyond the size limit" in r.reason and r.pinning.failed == "regions"
+    assert "beyond the size limit" in r.reason and r.pinning.failed == "regions" and "highspy" in r.pinning.detail
 
 
 @pytest.mark.parametrize("arch", [(2, 2, 3, 1), (2, 3, 3, 1), (3, 3, 3, 1)])
