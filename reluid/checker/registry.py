@@ -17,7 +17,8 @@ from typing import Callable
 from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Network, Shallow
 
-__all__ = ["Context", "Budget", "WorkLimit", "WORK_LIMIT", "verifies", "VERIFIERS", "fail", "charge"]
+__all__ = ["Context", "Budget", "WorkLimit", "WORK_LIMIT", "STEPS_PER_BYTE", "work_limit_for", "verifies", "VERIFIERS",
+           "fail", "charge"]
 
 VERIFIERS: dict[str, Callable] = {}
 
@@ -27,6 +28,19 @@ VERIFIERS: dict[str, Callable] = {}
 #: microsecond of Python each at most): about ten seconds of work.  A claim whose
 #: re-verification would pass it is not re-verified.
 WORK_LIMIT = 2**24
+#: Beyond that, the steps one byte of input (certificate and network files) may ask for: a certificate
+#: that lists what its proof uses (a Theorem W certificate at 64-128-128-10 is 51 MB and needs 1.7
+#: steps per byte) is checked in time linear in its length, and no longer.
+STEPS_PER_BYTE = 4
+
+
+def work_limit_for(nbytes: int) -> int:
+    """The default work limit for ``nbytes`` of input: 2^24 steps, or 4 steps per byte when that is more.
+
+    >>> work_limit_for(100_000) == WORK_LIMIT, work_limit_for(50_000_000)
+    (True, 200000000)
+    """
+    return max(WORK_LIMIT, STEPS_PER_BYTE * nbytes)
 
 
 class WorkLimit(CheckFailed):

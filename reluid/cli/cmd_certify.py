@@ -38,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args, stdout, stderr) -> int:
     from reluid.api import certify, check, progress_bar
     from reluid.budget import Budget
+    from reluid.checker.registry import work_limit_for
     from reluid.report import AuditEntry, generate_junit, generate_report
     from reluid.report.certificate import summary_line
     from reluid.report.junit import FailPolicy
@@ -51,16 +52,17 @@ def run(args, stdout, stderr) -> int:
         cert = certify(net, timeout=args.timeout, seed=args.seed, embed=args.embed, progress=bar, budget=budget)
         bar.step("check")
         report = None
+        text = generate_report(cert, "json") if args.output or args.check else None
         if args.check:
             need = check_estimate(cert)
-            if budget.fits(need):
-                report = check(cert, net, progress=bar)
+            if budget.fits(need):                  # the work limit reluid check would give the written file
+                report = check(cert, net, progress=bar, work_limit=work_limit_for(len(text.encode())))
             else:
                 print(f"reluid certify: the time budget leaves {budget.left():.1f} s, less than the check needs "
                       f"(about {need:.1f} s): the certificate is not re-verified here; run reluid check",
                       file=stderr)
     if args.output:
-        write_text(args.output, generate_report(cert, "json"))
+        write_text(args.output, text)
     if args.format == "junit":
         entry = AuditEntry(args.network, cert.verdict.value, summary_line(cert), architecture=net.architecture)
         stdout.write(generate_junit([entry], policy=FailPolicy.strict()))     # as the exit code: 0 only for none

@@ -15,7 +15,8 @@ def add_arguments(p) -> None:
     p.add_argument("--network", metavar="NET", help="the network (default: the copy embedded in CERT)")
     p.add_argument("--work-limit", metavar="STEPS", type=int, default=None,
                    help="the checker's work limit over the whole certificate, in steps of its longest loops "
-                        "(default 2^24, about ten seconds); a claim past it is reported as not re-verified")
+                        "(default 2^24, about ten seconds, or 4 steps per byte of the certificate and network "
+                        "files when that is more); a claim past it is reported as not re-verified")
     from reluid.cli.common import add_input_options
     add_input_options(p)
 
@@ -39,6 +40,13 @@ def run(args, stdout, stderr) -> int:
                   f"{net.sha256()[:16]}…, {net.architecture}; the certificate names {cert.network_sha256[:16]}…, "
                   f"{cert.architecture})", file=stderr)
             return 4
-    report = check(cert, net, work_limit=args.work_limit)
+    limit = args.work_limit
+    if limit is None:
+        import os
+
+        from reluid.checker.registry import work_limit_for
+        limit = work_limit_for(sum(os.path.getsize(f) for f in (args.certificate, args.network)
+                                   if f and os.path.isfile(f)))
+    report = check(cert, net, work_limit=limit)
     print(generate_check_text(report, cert.assumption), file=stdout)
     return report.exit_code

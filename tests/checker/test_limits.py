@@ -239,3 +239,20 @@ def test_functional_dimension_points_are_charged_by_their_size():
     assert check_certificate(from_json(json.dumps(d))).status(fd["id"]) == INFORMATION     # still true
     heavy = check_certificate(from_json(json.dumps(d)), work_limit=20_000)
     assert heavy.status(fd["id"]) == NOT_REVERIFIED
+
+
+def test_the_default_work_limit_grows_with_the_files_checked(tmp_path, monkeypatch, capsys):
+    """Past 2^24 steps, reluid check allows 4 steps per byte of certificate and network: a certificate that lists
+    what its proof uses is checked in time linear in its length (a 51 MB Theorem W certificate needs 1.7 per byte)."""
+    from reluid.checker import registry
+    from reluid.cli.main import main
+
+    p = tmp_path / "c.json"
+    p.write_text(to_json(certify(by_name("generic_2_4_1").theta)))
+    size = p.stat().st_size
+    assert registry.work_limit_for(size) == WORK_LIMIT
+    monkeypatch.setattr(registry, "WORK_LIMIT", 1)          # only the per-byte allowance is left
+    assert registry.work_limit_for(size) == registry.STEPS_PER_BYTE * size
+    assert main(["check", str(p)]) == 0 and "not re-verified" not in capsys.readouterr().out
+    assert main(["check", str(p), "--work-limit", "1"]) == 1       # the same certificate, the old fixed limit
+    assert "not re-verified" in capsys.readouterr().out
