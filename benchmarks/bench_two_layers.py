@@ -12,9 +12,7 @@ reports/two_layers.py's ``he_network``) it measures, in this process, CPU second
 * **new**: ``analyse_two_layers(net)``, which tries Theorem W when 8.2 does not apply (at n1 > 14
   directly: no enumeration);
 * **certify** (``reluid.api.certify``, the whole pipeline with its 600 s budget) and **check**
-  (``check_certificate`` on the JSON round-tripped certificate, under ``CHECK_WORK_LIMIT``: the
-  x-frame certificate of 64-128-128-10 needs more than the default work limit; ``reluid check
-  --work-limit`` is the command-line equivalent).
+  (``check_certificate`` on the JSON round-tripped certificate, at the default work limit ``reluid check`` gives its file: ``work_limit_for`` of its length).
 
 Targets (issue 18 §2): 64-32-32-10, 64-128-128-10 and 784-128-128-10 decided in ≤ 30, 120 and 600 s,
 each checked in at most half that.  64-128-128-10 has n1 > n0: Theorem W in the x frame, whose regions,
@@ -36,6 +34,7 @@ from reluid.analysis.deep.two_layers import analyse_two_layers  # noqa: E402
 from reluid.api import certify  # noqa: E402
 from reluid.certificates.schema import from_json, to_json  # noqa: E402
 from reluid.checker.check import check_certificate  # noqa: E402
+from reluid.checker.registry import work_limit_for  # noqa: E402
 
 SMALL = [(8, 6, 6, 2), (12, 10, 10, 2), (16, 12, 12, 2)]
 #: n1 > n0 (the x frame of Theorem W): beyond the sign tree of §8 the LP-guided search (analysis/deep/xsearch.py)
@@ -47,7 +46,6 @@ BASELINE_TIMEOUT = 60
 #: the new path and certify get the default certify budget (reluid certify --timeout 60)
 TIMEOUT = 60
 #: the checker's work limit in this benchmark (the default, 2^24, is about ten seconds of work)
-CHECK_WORK_LIMIT = 2**30
 
 
 def _t(f):
@@ -64,7 +62,7 @@ def row(arch, target=None, seed=0):
     new, tn = _t(lambda: analyse_two_layers(net, timeout=TIMEOUT))
     cert, tc = _t(lambda: certify(net, timeout=TIMEOUT if target is None else max(TIMEOUT, target)))
     text = to_json(cert)
-    rep, tk = _t(lambda: check_certificate(from_json(text), net, work_limit=CHECK_WORK_LIMIT))
+    rep, tk = _t(lambda: check_certificate(from_json(text), net, work_limit=work_limit_for(len(text.encode()))))
     bv = ("size limit" if base.reason and "size limit" in base.reason else
           "timeout" if base.reason and "budget" in base.reason else base.verdict.value)
     ratio = f"{tb / tn:.1f}×" if base.verdict.value != "unknown" and new.verdict.value != "unknown" and tn else "—"
