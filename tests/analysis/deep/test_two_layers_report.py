@@ -76,3 +76,19 @@ def test_competitor_search_on_certified_networks():
                               ([[1, 1, 1]], [0])])
     s = search_competitors(d15, analyse_two_layers(d15), seed=1)
     assert (frozenset(), frozenset({0, 1, 2})) in s.orbits_hit
+
+
+def test_the_models_at_size_are_current(doc):
+    """The trained-model rows name the committed fixtures, and the cheap ones recompute to the same answer."""
+    import reluid
+
+    trained = {r["file"]: r for r in doc["trained"]}
+    root = os.path.join(str(ROOT), "tests", "fixtures", "trained")
+    assert trained and all(os.path.exists(os.path.join(root, f)) for f in trained)
+    for f in ("torch_breast_cancer_30_16_16_1.onnx", "torch_digits_64_32_32_10.onnx"):
+        net = reluid.load(os.path.join(root, f))
+        r = analyse_two_layers(net, timeout=600)
+        assert list(net.architecture) == trained[f]["architecture"]
+        assert r.verdict.value == trained[f]["verdict"]
+    for row in doc["he_init"]:
+        assert len(row["records"]) == row["count"]
