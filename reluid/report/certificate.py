@@ -418,9 +418,11 @@ def _property_lines(cert: Certificate, check) -> list[str]:
         if isinstance(rank, int) and isinstance(U, int):
             if rank < U and cert.verdict == Verdict.NO_HIDDEN:
                 lines.append(f"Locally identifiable: not established ({_status(check, fd[0])}): the certified "
-                             f"Jacobian rank is {rank} < U = {U} at the points tried, a lower bound (points in "
-                             "activation regions not reached may raise it); the verdict above is proved "
-                             "independently of it.")
+                             f"Jacobian rank is {rank} < U = {U} at the points tried. The verdict above is about θ "
+                             "itself and is proved independently of this rank, which is compatible with it (|x| = "
+                             "σ(x) + σ(−x) has rank 4 < U = 5 and no hidden symmetry, while σ(x) + σ(ε − x), "
+                             "ε-close, has one: docs/mathematics.md §6.3); points in activation regions not "
+                             "reached may also raise it.")
             elif rank < U:
                 lines.append(f"Locally identifiable: not established ({_status(check, fd[0])}): the certified "
                              f"Jacobian rank is {rank} < U = {U}. When the rank stays below U at every point tried, "

@@ -29,7 +29,7 @@ def test_a_torch_digits_mlp_is_certified_by_theorem_w_and_checked():
     # the sampled Jacobian rank is below U here; the report does not call that evidence against the verdict
     text = " ".join(generate_text(cert, check=report).split())
     line = text[text.index("Locally identifiable:"):text.index("Conclusion")]
-    assert "the verdict above is proved independently of it" in line and "evidence of hidden" not in line
+    assert "proved independently of this rank" in line and "evidence of hidden" not in line
     # the checker's verdict rests on the pinning claim: without it there is no theorem
     d = json.loads(to_json(cert))
     d["claims"] = [c for c in d["claims"] if c["kind"] != "deep-two-layer-pinning"]
