@@ -17,26 +17,14 @@ import pytest
 from reluid.analysis.deep.two_layers import analyse_two_layers
 from reluid.model.network import Network
 from reluid.verdicts import Verdict
+from tests.analysis.deep.test_pinning import _he
 
 xsearch = pytest.importorskip("reluid.analysis.deep.xsearch")
 if not xsearch.available():  # pragma: no cover - highspy is the optional extra 'lp'
     pytest.skip("the LP-guided search needs highspy", allow_module_level=True)
 
 
-def he(arch, seed):
-    """A float32 He-initialised network, read exactly (reports/two_layers.py's he_network)."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    layers = []
-    for a, b in zip(arch[:-1], arch[1:]):
-        W = (rng.standard_normal((b, a)) * np.sqrt(2 / a)).astype(np.float32)
-        bias = (rng.standard_normal(b) * 0.1).astype(np.float32)
-        layers.append(([[F(float(x)) for x in r] for r in W], [F(float(x)) for x in bias]))
-    return Network.from_lists(layers)
-
-
-NET = he((8, 16, 16, 2), 0)
+NET = _he((8, 16, 16, 2), 0)
 
 
 def _layers(n):
