@@ -358,16 +358,21 @@ def _with_reduced_property(cert: Certificate, net: Network, budget, seed: int, t
     return replace(cert, claims=cert.claims + (reduced_no_hidden_claim(r, reduced_cert),))
 
 
-def check(cert: Certificate, network: Network | None = None, *, work_limit: int | None = None, progress=False):
+def check(cert: Certificate, network: Network | None = None, *, work_limit: int | None = None,
+          input_bytes: int | None = None, progress=False):
     """Re-verify a certificate with the independent checker (no z3, no search code); a :class:`CheckReport`.
 
     ``work_limit`` bounds the checker's work over the whole certificate (default
-    ``reluid.checker.registry.WORK_LIMIT`` steps); a claim past it is reported as
-    not re-verified.  ``progress`` as for :func:`certify` (the checker itself
+    ``reluid.checker.registry.WORK_LIMIT`` steps, or ``work_limit_for(input_bytes)`` -- 4 steps per
+    byte when that is more -- when the size of the certificate and network files is given); a claim
+    past it is reported as not re-verified.  ``progress`` as for :func:`certify` (the checker itself
     reports nothing: the bar shows one step, "re-verification by the independent checker").
     """
     from reluid.checker.check import check_certificate
-    from reluid.checker.registry import WORK_LIMIT
+    from reluid.checker.registry import WORK_LIMIT, work_limit_for
+
+    if work_limit is None and input_bytes is not None:
+        work_limit = work_limit_for(input_bytes)
 
     step = "re-verification by the independent checker"
     with _Tracking(progress) as bar, bar.stage("", [step]):

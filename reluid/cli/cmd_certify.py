@@ -38,7 +38,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args, stdout, stderr) -> int:
     from reluid.api import certify, check, progress_bar
     from reluid.budget import Budget
-    from reluid.checker.registry import work_limit_for
     from reluid.report import AuditEntry, generate_junit, generate_report
     from reluid.report.certificate import summary_line
     from reluid.report.junit import FailPolicy
@@ -56,7 +55,7 @@ def run(args, stdout, stderr) -> int:
         if args.check:
             need = check_estimate(cert)
             if budget.fits(need):                  # the work limit reluid check would give the written file
-                report = check(cert, net, progress=bar, work_limit=work_limit_for(len(text.encode())))
+                report = check(cert, net, progress=bar, input_bytes=len(text.encode()))
             else:
                 print(f"reluid certify: the time budget leaves {budget.left():.1f} s, less than the check needs "
                       f"(about {need:.1f} s): the certificate is not re-verified here; run reluid check",

@@ -40,13 +40,9 @@ def run(args, stdout, stderr) -> int:
                   f"{net.sha256()[:16]}…, {net.architecture}; the certificate names {cert.network_sha256[:16]}…, "
                   f"{cert.architecture})", file=stderr)
             return 4
-    limit = args.work_limit
-    if limit is None:
-        import os
+    import os
 
-        from reluid.checker.registry import work_limit_for
-        limit = work_limit_for(sum(os.path.getsize(f) for f in (args.certificate, args.network)
-                                   if f and os.path.isfile(f)))
-    report = check(cert, net, work_limit=limit)
+    size = sum(os.path.getsize(f) for f in (args.certificate, args.network) if f and os.path.isfile(f))
+    report = check(cert, net, work_limit=args.work_limit, input_bytes=size)
     print(generate_check_text(report, cert.assumption), file=stdout)
     return report.exit_code
