@@ -15,7 +15,7 @@ def add_arguments(p) -> None:
     p.add_argument("--network", metavar="NET", help="the network (default: the copy embedded in CERT)")
     p.add_argument("--work-limit", metavar="STEPS", type=int, default=None,
                    help="the checker's work limit over the whole certificate, in steps of its longest loops "
-                        "(default 2^24, about ten seconds, or 4 steps per byte of the certificate and network "
+                        "(default 2^24, about ten seconds, or 16 steps per byte of the certificate and network "
                         "files when that is more); a claim past it is reported as not re-verified")
     from reluid.cli.common import add_input_options
     add_input_options(p)
