@@ -162,7 +162,7 @@ def _affine_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
 
 def _shallow_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
     theta = net.shallow()
-    st = _shallow.classify(theta)
+    st = _shallow.classify(theta, ledger.budget.shared)
     if cert.verdict is Verdict.NO_HIDDEN:
         if st.name == Stratum.EMPTY:
             return "n = 0: the fibre of a constant network is a single point"

@@ -232,7 +232,7 @@ def verify_fibre_orbits(evidence, ctx: Context) -> str:
     from reluid.checker.shallow import classify
 
     theta = _theta(ctx)
-    if classify(theta).name != Stratum.GENERIC:
+    if classify(theta, ctx.budget.shared).name != Stratum.GENERIC:
         fail(ctx, "the orbit count by flip sets holds on the generic stratum only")
     found = flip_sets_of(evidence, ctx)
     listed = {frozenset(_indices(ctx, F, theta.n, "flip set"))

@@ -133,22 +133,21 @@ class Stratum:
     classes: tuple = ()
 
 
-_LAST: list = []
-
-
-def classify(t: Shallow) -> Stratum:
+def classify(t: Shallow, shared: dict | None = None) -> Stratum:
     """The stratum of θ, decided exactly (docs/mathematics.md §2 and §4).
 
-    The answer for the last θ read from binary floats is kept (a check asks
-    for it twice): its integer rows are immutable, and kept alive here, so
-    their identity names θ.
+    ``shared`` is the certificate's :attr:`Budget.shared <reluid.checker.registry.Budget.shared>`: one check
+    asks for the stratum more than once, and the answer is kept there, with the rows it was decided from
+    (kept alive with it, so that their identity names θ), for that check only.
     """
-    if t.hidden is None or t.output is None:
+    if shared is None or t.hidden is None or t.output is None:
         return _classify(t)
-    if _LAST and _LAST[0][0] is t.hidden and _LAST[0][1] is t.output and _LAST[0][2] == t.m:
-        return _LAST[0][3]
+    key = ("stratum", id(t.hidden), id(t.output), t.m)
+    got = shared.get(key)
+    if got is not None and got[0] is t.hidden and got[1] is t.output:
+        return got[2]
     st = _classify(t)
-    _LAST[:] = [(t.hidden, t.output, t.m, st)]
+    shared[key] = (t.hidden, t.output, st)
     return st
 
 
@@ -187,7 +186,7 @@ def _classify(t: Shallow) -> Stratum:
 
 
 def _stratum_claim(ctx: Context, expected: str) -> str:
-    st = classify(ctx.theta)
+    st = classify(ctx.theta, ctx.budget.shared)
     if st.name != expected:
         fail(ctx, f"θ lies in the {st.name} stratum" + (f" ({st.where})" if st.where else "") + f", not {expected}")
     return st
