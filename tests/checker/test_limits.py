@@ -242,7 +242,7 @@ def test_functional_dimension_points_are_charged_by_their_size():
 
 
 def test_the_default_work_limit_grows_with_the_files_checked(tmp_path, monkeypatch, capsys):
-    """Past 2^24 steps, reluid check allows 4 steps per byte of certificate and network: a certificate that lists
+    """Past 2^24 steps, reluid check allows 16 steps per byte of certificate and network: a certificate that lists
     what its proof uses is checked in time linear in its length (a 51 MB Theorem W certificate needs 1.7 per byte)."""
     from reluid.checker import registry
     from reluid.cli.main import main
