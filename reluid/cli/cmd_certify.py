@@ -51,10 +51,11 @@ def run(args, stdout, stderr) -> int:
         cert = certify(net, timeout=args.timeout, seed=args.seed, embed=args.embed, progress=bar, budget=budget)
         bar.step("check")
         report = None
-        text = generate_report(cert, "json") if args.output or args.check else None
+        text = generate_report(cert, "json") if args.output else None
         if args.check:
             need = check_estimate(cert)
             if budget.fits(need):                  # the work limit reluid check would give the written file
+                text = text if text is not None else generate_report(cert, "json")
                 report = check(cert, net, progress=bar, input_bytes=len(text.encode()))
             else:
                 print(f"reluid certify: the time budget leaves {budget.left():.1f} s, less than the check needs "

@@ -416,7 +416,7 @@ def _property_lines(cert: Certificate, check) -> list[str]:
         ev = fd[0].evidence
         rank, U = ev.get("rank"), ev.get("upper_bound")
         if isinstance(rank, int) and isinstance(U, int):
-            if rank < U and cert.verdict == Verdict.NO_HIDDEN:
+            if rank < U and check is not None and check.valid and check.verdict == Verdict.NO_HIDDEN:
                 lines.append(f"Locally identifiable: not established ({_status(check, fd[0])}): the certified "
                              f"Jacobian rank is {rank} < U = {U} at the points tried. The verdict above is about θ "
                              "itself and is proved independently of this rank, which is compatible with it (|x| = "
