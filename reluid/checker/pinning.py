@@ -264,6 +264,9 @@ def _regions(ctx, T, raw):
             vis = _pairs(ctx, R["visible"], T.n2, f"{where} visible")
             inv = _pairs(ctx, R["invisible"], T.n2, f"{where} invisible")
             charge(ctx, T.n2 * (T.n0 + 2), "reading the visibility evidence of a region")
+            both = sorted(set(vis) & set(inv))
+            if both:
+                fail(ctx, f"{where}: g_{both[0] + 1} is listed both as visible and as invisible")
             gi = T.gi(ctx, s)
             for k in range(T.n2):
                 if not any(gi[k][:-1]):

@@ -150,6 +150,13 @@ def _invisible_claimed_visible(ev):
     r["visible"].append([k, r["point"]])
 
 
+def _visible_also_invisible(ev):
+    """A visible neuron listed a second time as invisible, with a vacuous Motzkin vector (y = 0, z = 0)."""
+    r = next(r for r in ev["regions"] if r["visible"])
+    k = r["visible"][0][0]
+    r["invisible"].append([k, [["0"] * len(r["signs"]), "0"]])
+
+
 def _invisible_dropped(ev):
     r = next(r for r in ev["regions"] if r["invisible"])
     r["invisible"].pop()
@@ -179,7 +186,8 @@ def _x_with_minor(ev):
 
 @pytest.mark.parametrize("change", [_drop_edges_of_a, _twice, _b_as_a, _move_visible_point, _invisible_claimed_visible,
                                     _invisible_dropped, _motzkin_changed, _wall_point_moved, _region_point_moved,
-                                    _flat_point_moved, _x_with_minor, _duplicate_flats])
+                                    _flat_point_moved, _x_with_minor, _duplicate_flats,
+                                    _visible_also_invisible])
 def test_x_frame_forgeries_are_rejected(certs, change):
     n, d = certs["x"]
     assert _rejected(d, n, change)
