@@ -154,47 +154,53 @@ def fractions(form: ScaledRows) -> list[list[Fraction]]:
 
 #: "0000" ... "9999" as 4-byte words: four decimal digits per table look-up
 _DIGITS4 = np.frombuffer("".join(f"{v:04d}" for v in range(10**4)).encode(), dtype=np.uint32)
-_POWERS10 = 10 ** np.arange(19, dtype=np.int64)
+#: the same without leading zeros (NUL bytes instead): the lowest group of a number ("0" for 0), and a higher one
+_LEADING_LOW = np.frombuffer("".join(f"{v:4d}" for v in range(10**4)).replace(" ", "\0").encode(), dtype=np.uint32)
+_LEADING_HIGH = _LEADING_LOW.copy()
+_LEADING_HIGH[0] = 0
 
 
-def _text(p: np.ndarray, d: np.ndarray, dentext: dict[int, bytes]) -> bytes:
+def _text(p: np.ndarray, d: np.ndarray, tails: dict[int, bytes]) -> bytes:
     """``b"p/q,p/q,...,p/q;"`` for every row of the int64 arrays (q = 2^d), as ``Network.canonical_chunks`` writes.
 
     Every entry is laid out in a fixed-width byte row: the sign, the digits of
     |p| right-aligned (four at a time from a table), then ``/q`` and the
-    separator from a table of the few q that occur; the unused bytes are
-    masked out.
+    separator from a table of the few q that occur (``tails`` caches their
+    digits).  The text has no NUL byte, so every unused byte is a NUL and one
+    compress removes them all.
     """
     rows, cols = p.shape
     if cols == 0:
         return b";" * rows
     p, d = p.reshape(-1), d.reshape(-1)
     magnitude = np.abs(p)
-    nd = np.maximum(np.searchsorted(_POWERS10, magnitude, side="right"), 1)   # the digits of |p|
-    groups = -(-int(nd.max()) // 4)
+    groups = max(1, -(-len(str(int(magnitude.max()))) // 4))
     words = np.empty((p.size, groups), dtype=np.uint32)
     a = magnitude
-    for g in range(groups):
+    for g in range(groups):                     # from the lowest group up; a leading group loses its zeros
         a, r = np.divmod(a, 10**4)
-        words[:, groups - 1 - g] = _DIGITS4[r]
-    keys = sorted(dentext)
-    tails = [b"/" + dentext[e] + sep for e in keys for sep in (b",", b";")]
-    table = np.zeros((len(tails), max(map(len, tails))), dtype=np.uint8)
-    for r, t in enumerate(tails):
+        leading = (_LEADING_LOW if g == 0 else _LEADING_HIGH)[r]
+        words[:, groups - 1 - g] = leading if g == groups - 1 else np.where(a == 0, leading, _DIGITS4[r])
+    keys = np.flatnonzero(np.bincount(d))
+    ends = []
+    for e in keys.tolist():
+        if e not in tails:
+            tails[e] = b"/" + str(1 << e).encode()
+        ends += [tails[e] + b",", tails[e] + b";"]
+    table = np.zeros((len(ends), max(map(len, ends))), dtype=np.uint8)
+    for r, t in enumerate(ends):
         table[r, :len(t)] = np.frombuffer(t, dtype=np.uint8)
-    last = np.zeros((rows, cols), dtype=np.int64)
-    last[:, -1] = 1
-    which = 2 * (np.searchsorted(keys, d) if len(keys) > 1 else 0) + last.reshape(-1)
+    slot = np.zeros(int(keys[-1]) + 1, dtype=np.int64)
+    slot[keys] = 2 * np.arange(len(keys))
+    which = slot[d]
+    which[cols - 1::cols] += 1                  # the last entry of a row ends with ";"
     width = 4 * groups
     out = np.empty((p.size, 1 + width + table.shape[1]), dtype=np.uint8)
-    keep = np.empty(out.shape, dtype=bool)
-    out[:, 0] = ord("-")
-    keep[:, 0] = p < 0
+    out[:, 0] = np.where(p < 0, ord("-"), 0)
     out[:, 1:width + 1] = words.view(np.uint8)
-    keep[:, 1:width + 1] = np.arange(width)[None, :] >= (width - nd)[:, None]
     out[:, width + 1:] = table[which]
-    keep[:, width + 1:] = np.arange(table.shape[1])[None, :] < np.array(list(map(len, tails)))[which][:, None]
-    return out[keep].tobytes()
+    flat = out.reshape(-1)
+    return np.compress(flat != 0, flat).tobytes()
 
 
 def canonical_text(form: ScaledRows, n_in: int):
@@ -202,17 +208,24 @@ def canonical_text(form: ScaledRows, n_in: int):
 
     The bytes are exactly those :meth:`Network.canonical_chunks` writes from
     the Fractions: every entry ``p/q`` in lowest terms, here with q = 2^d.
+    The rows are reduced and written in blocks (small temporaries).
     """
     if form.array is None:
         return None
-    red = _reduced(form.array, np.asarray(form.shifts, dtype=np.int64))
-    if red is None:
-        return None
-    p, d = red
-    dentext = {e: str(1 << e).encode() for e in np.unique(d).tolist()}
-    chunks = [_text(p[i:i + _ROW_BLOCK, :n_in], d[i:i + _ROW_BLOCK, :n_in], dentext)
-              for i in range(0, p.shape[0], _ROW_BLOCK)]
-    chunks.append(_text(p[:, n_in].reshape(1, -1), d[:, n_in].reshape(1, -1), dentext))
+    shifts = np.asarray(form.shifts, dtype=np.int64)
+    chunks, bias, tails = [], [], {}
+    for i in range(0, form.array.shape[0], _ROW_BLOCK):
+        red = _reduced(form.array[i:i + _ROW_BLOCK], shifts[i:i + _ROW_BLOCK])
+        if red is None:
+            return None
+        p, d = red
+        chunks.append(_text(p[:, :n_in], d[:, :n_in], tails))
+        bias.append((p[:, n_in], d[:, n_in]))
+    if bias:
+        p, d = np.concatenate([b[0] for b in bias]), np.concatenate([b[1] for b in bias])
+    else:
+        p = d = np.zeros(0, dtype=np.int64)
+    chunks.append(_text(p.reshape(1, -1), d.reshape(1, -1), tails))
     return chunks
 
 
