@@ -162,8 +162,11 @@ def _affine_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
 
 def _shallow_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
     theta = net.shallow()
-    st = _shallow.classify(theta, ledger.budget.shared)
     if cert.verdict is Verdict.NO_HIDDEN:
+        try:
+            st = _shallow.classify(theta, Context(net, "stratum", ledger.budget))
+        except WorkLimit as e:
+            raise _Rejected(f"the stratum of θ is not recomputed: {e.reason}") from None
         if st.name == Stratum.EMPTY:
             return "n = 0: the fibre of a constant network is a single point"
         if st.name == Stratum.GENERIC:

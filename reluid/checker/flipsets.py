@@ -232,7 +232,7 @@ def verify_fibre_orbits(evidence, ctx: Context) -> str:
     from reluid.checker.shallow import classify
 
     theta = _theta(ctx)
-    if classify(theta, ctx.budget.shared).name != Stratum.GENERIC:
+    if classify(theta, ctx).name != Stratum.GENERIC:
         fail(ctx, "the orbit count by flip sets holds on the generic stratum only")
     found = flip_sets_of(evidence, ctx)
     listed = {frozenset(_indices(ctx, F, theta.n, "flip set"))
@@ -528,11 +528,13 @@ def _separation_scores(ctx, theta, ev):
     """(s, λ): s_i·λ_i = m_iᵀ Y a_i for every neuron, s_i an integer and λ_i > 0, exactly, with Y = ``ev["y"]``.
 
     With (a_i, b_i) = λa_i·N_i and m_i = λm_i·C_i (integer N_i, C_i;
-    :func:`reluid.checker.readers.neuron_rows`, ``output_columns``),
-    s_i = C_iᵀ Y N_i.  The k products Y_j·N_i are packed into one integer:
-    with P_l = Σ_j Y_jl 2^{Bj}, Σ_l N_il P_l = Σ_j (Y_j·N_i) 2^{Bj}, and B
-    exceeds twice the bound on |Y_j·N_i|, so the balanced base-2^B digits
-    are the k products.
+    :class:`reluid.checker.readers.IntRows`, :func:`~reluid.checker.readers.output_columns`),
+    s_i = C_iᵀ Y N_i.  The neurons are packed into the columns of N
+    (P_l = Σ_i N_il 2^{Bi}, :meth:`~reluid.checker.readers.IntRows.packed_columns`), so
+    Σ_l Y_jl P_l = Σ_i (Y_j·N_i) 2^{Bi} takes k·m products of a small by a long
+    integer (the columns with equal Y_jl are added first), and B exceeds
+    twice the bound |Y_j·N_i| ≤ max|N|·Σ_l |Y_jl|, so the balanced base-2^B
+    digits are the k·n products Y_j·N_i.
     """
     n, m, k = theta.n, theta.m, theta.k
     if not isinstance(ev["y"], (list, tuple)) or len(ev["y"]) != k:
@@ -542,28 +544,35 @@ def _separation_scores(ctx, theta, ev):
         fail(ctx, f"an entry of y is not below 2^{SEPARATION_BITS}")
     if not n:
         return [], []
-    N, la = R.neuron_rows(theta)
-    C, lm = R.output_columns(theta)
     charge(ctx, n * (m + k), "the separation scores m_iᵀ Y a_i")
-    ny = max((abs(v) for row in Y for v in row), default=0).bit_length()
-    nn = max((max(max(row), -min(row)) for row in N if row), default=0).bit_length()   # b_i included: a bound
-    B = ny + nn + m.bit_length() + 2                     # |Y_j·N_i| < 2^(B-2)
-    packed = [sum(Y[j][l] << (B * j) for j in range(k)) for l in range(m)]
-    full, half = (1 << B) - 1, 1 << (B - 1)
-    s = []
-    for row, col in zip(N, C):
-        T = sum(map(int.__mul__, row, packed))           # zip stops at the m weights (b_i is not used)
-        total = 0
-        for j in range(k):
-            d = T & full
-            if d >= half:
-                d -= 1 << B
-            T = (T - d) >> B
-            total += d * col[j]
-        if T:                                            # impossible with B as above
-            fail(ctx, "the packed products did not unpack (bound on B violated)")
-        s.append(total)
-    return s, [a * b for a, b in zip(la, lm)]
+    rows = R.IntRows(theta)
+    C, lm = R.output_columns(theta)
+    top = max((rows.bound() * sum(map(abs, row)) for row in Y), default=0)     # |Y_j·N_i| ≤ top
+    P, slot, groups = rows.packed_columns(m, top.bit_length() + 2)
+    products = [[0] * n for _ in range(k)]                                     # products[j][i] = Y_j·N_i
+    for j in range(k):
+        for g, members in enumerate(groups):
+            by_value: dict = {}
+            for l in range(m):
+                v = Y[j][l]
+                if v:
+                    by_value[v] = by_value.get(v, 0) + P[l][g]
+            total = sum(v * col for v, col in by_value.items())
+            width, half = slot // 8, 1 << (slot - 1)
+            try:    # every digit + 2^(slot-1) lies in [0, 2^slot): the bytes are the digits
+                raw = (total + _offsets(len(members), slot)).to_bytes(width * len(members), "little")
+            except OverflowError:                                              # impossible with slot as above
+                fail(ctx, "the packed products did not unpack (bound on the slot width violated)")
+            row = products[j]
+            for t, i in enumerate(members):
+                row[i] = int.from_bytes(raw[width * t:width * (t + 1)], "little") - half
+    s = [sum(c * products[j][i] for j, c in enumerate(C[i]) if c) for i in range(n)]
+    return s, [a * b for a, b in zip(rows.scales, lm)]
+
+
+def _offsets(count: int, slot: int) -> int:
+    """Σ_t 2^(slot·t + slot − 1) for t < count: half of every slot."""
+    return int.from_bytes((b"\x00" * (slot // 8 - 1) + b"\x80") * count, "little")
 
 
 def _separation(ev, ctx, theta, sink):

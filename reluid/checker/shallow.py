@@ -118,13 +118,37 @@ def _line(ints, lam=None):
     return tuple([v // g for v in ints]), lam * g
 
 
+#: Entries after the first nonzero one that name a row's bucket (see :func:`_bucket`).
+_BUCKET_ENTRIES = 3
+
+
+def _bucket(head, lead_at: int):
+    """A key shared by every row on the line through 0 of the row that starts with ``head``.
+
+    ``head`` holds the row's first nonzero entry (at ``lead_at``) and a few
+    entries after it; the key is ``lead_at`` and those entries divided by the
+    first nonzero one, as reduced integer pairs.  A nonzero rational multiple
+    of the row has the same zeros and the same ratios, so rows on one line
+    always share a key; rows with equal keys are then compared exactly.
+    """
+    lead = head[lead_at]
+    key = [lead_at]
+    for v in head[lead_at + 1:lead_at + 1 + _BUCKET_ENTRIES]:
+        g = math.gcd(v, lead)
+        num, den = v // g, lead // g
+        key.append((num, den) if den > 0 else (-num, -den))
+    return tuple(key)
+
+
 @dataclass(frozen=True, slots=True)
 class Stratum:
     """Where θ lies: ``name`` (``empty``, a key of :data:`ALWAYS_HIDDEN`, ``opposite-pairs`` or ``generic``).
 
     ``where`` names the neurons (1-based) behind a degenerate stratum;
     ``pairs`` lists the opposite pairs (0-based (i, j) with (a_i, b_i) the
-    positive side) and ``classes`` maps each line key to its neurons.
+    positive side) and ``classes`` the lines through 0 that hold two or more
+    neurons, each as (its primitive integer vector, its neurons with their λ),
+    in the order of their first neuron.
     """
 
     name: _names
@@ -133,60 +157,82 @@ class Stratum:
     classes: tuple = ()
 
 
-def classify(t: Shallow, shared: dict | None = None) -> Stratum:
+def classify(t: Shallow, ctx: Context | None = None) -> Stratum:
     """The stratum of θ, decided exactly (docs/mathematics.md §2 and §4).
 
-    ``shared`` is the certificate's :attr:`Budget.shared <reluid.checker.registry.Budget.shared>`: one check
-    asks for the stratum more than once, and the answer is kept there, with the rows it was decided from
-    (kept alive with it, so that their identity names θ), for that check only.
+    With the verifying ``ctx``, the work is charged to its budget, and the
+    answer is kept in the certificate's :attr:`Budget.shared <reluid.checker.registry.Budget.shared>`:
+    one check asks for the stratum more than once, and the answer is kept there,
+    with the parts of θ it was decided from (its layers' integer forms, or M,
+    A, b and c; kept alive with it, so that their identity names θ), for that
+    check only.
     """
-    if shared is None or t.hidden is None or t.output is None:
+    if ctx is None:
         return _classify(t)
-    key = ("stratum", id(t.hidden), id(t.output), t.m)
+    shared = ctx.budget.shared
+    parts = (t.hidden, t.output) if t.hidden is not None and t.output is not None else (t.M, t.A, t.b, t.c)
+    key = ("stratum", t.m) + tuple(map(id, parts))
     got = shared.get(key)
-    if got is not None and got[0] is t.hidden and got[1] is t.output:
-        return got[2]
+    if got is not None and all(a is b for a, b in zip(got[0], parts)):
+        return got[1]
+    charge(ctx, t.n * (t.m + t.k + 1), "the stratum of θ (every row read once)")
     st = _classify(t)
-    shared[key] = (t.hidden, t.output, st)
+    shared[key] = (parts, st)
     return st
 
 
 def _classify(t: Shallow) -> Stratum:
+    """Dead outputs, constant neurons, then the lines through 0 of the rows (a_i, b_i).
+
+    Each row is put in a bucket by :func:`_bucket`, from its first entries;
+    only the rows of a bucket with two or more members are read in full and
+    grouped exactly by their primitive vectors (:func:`_line`).
+    """
     if t.n == 0:
         return Stratum(_names.EMPTY)
     outs, _ = R.output_columns(t)
     for i in range(t.n):
         if not any(outs[i]):
             return Stratum(_names.DEAD_OUTPUT, f"neuron {i + 1}")
-    rows, scales = R.neuron_rows(t)
+    rows = R.IntRows(t)
+    buckets: dict = {}
     for i in range(t.n):
-        if not any(rows[i][:t.m]):
-            return Stratum(_names.CONSTANT_NEURON, f"neuron {i + 1}")
-    classes: dict = {}
-    for i in range(t.n):
-        key, lam = _line(rows[i], scales[i])
-        classes.setdefault(key, []).append((i, lam))
-    for members in classes.values():
+        head = rows.head(i, 1 + _BUCKET_ENTRIES)
+        if head and head[0] and t.m:
+            lead_at = 0
+        else:
+            head = rows.row(i)
+            lead_at = next((l for l, v in enumerate(head) if v), t.m + 1)
+            if lead_at >= t.m:
+                return Stratum(_names.CONSTANT_NEURON, f"neuron {i + 1}")
+        buckets.setdefault(_bucket(head, lead_at), []).append(i)
+    lines: dict = {}
+    for members in buckets.values():
+        if len(members) > 1:
+            for i in members:
+                key, lam = _line(rows.row(i), rows.scales[i])
+                lines.setdefault(key, []).append((i, lam))
+    shared = sorted((members[0][0], key, members) for key, members in lines.items() if len(members) > 1)
+    for _, _, members in shared:
         for sign in (1, -1):
             same = [i for i, lam in members if (lam > 0) == (sign > 0)]
             if len(same) > 1:
                 return Stratum(_names.PROPORTIONAL, f"neurons {same[0] + 1} and {same[1] + 1}")
     pairs, dirs = [], []
-    for key, members in classes.items():
-        if len(members) == 2:
-            (i, li), (j, lj) = sorted(members, key=lambda t_: t_[1] < 0)
-            if not any(abs(li) * x + abs(lj) * y for x, y in zip(t.out(i), t.out(j))):
-                return Stratum(_names.CANCELLING_PAIR, f"neurons {i + 1} and {j + 1}")
-            pairs.append((i, j))
-            dirs.append([Fraction(x) for x in key[:t.m]])
-    frozen = tuple((key, tuple(members)) for key, members in classes.items())
+    for _, key, members in shared:           # two neurons, one on each side
+        (i, li), (j, lj) = sorted(members, key=lambda t_: t_[1] < 0)
+        if not any(abs(li) * x + abs(lj) * y for x, y in zip(t.out(i), t.out(j))):
+            return Stratum(_names.CANCELLING_PAIR, f"neurons {i + 1} and {j + 1}")
+        pairs.append((i, j))
+        dirs.append([Fraction(x) for x in key[:t.m]])
+    frozen = tuple((key, tuple(members)) for _, key, members in shared)
     if pairs and rank(dirs) < len(dirs):
         return Stratum(_names.DEPENDENT_PAIRS, "the opposite pairs", tuple(pairs), frozen)
     return Stratum(_names.OPPOSITE_PAIRS if pairs else _names.GENERIC, "", tuple(pairs), frozen)
 
 
 def _stratum_claim(ctx: Context, expected: str) -> str:
-    st = classify(ctx.theta, ctx.budget.shared)
+    st = classify(ctx.theta, ctx)
     if st.name != expected:
         fail(ctx, f"θ lies in the {st.name} stratum" + (f" ({st.where})" if st.where else "") + f", not {expected}")
     return st

@@ -104,9 +104,13 @@ def test_a_verdict_past_the_work_limit_is_rejected():
     mitm = Claim("nfs", "no-flip-set", "none", "§3", {"method": "mitm", "n": cert.network.shallow().n})
     forged = _with_claims(cert, *(c for c in cert.claims if c.kind != "no-flip-set"), mitm)
     assert check_certificate(forged).valid                      # within the default limit
-    report = check_certificate(forged, work_limit=4)
+    t = cert.network.shallow()
+    stratum = t.n * (t.m + t.k + 1)                             # the stratum is read within the limit, the mitm not
+    report = check_certificate(forged, work_limit=stratum + 4)
     assert not report.valid and report.status("nfs") == NOT_REVERIFIED
-    assert "no flip set" in report.reason
+    assert report.status("generic") != NOT_REVERIFIED and "no flip set" in report.reason
+    report = check_certificate(forged, work_limit=4)            # not even the stratum: rejected, and says why
+    assert not report.valid and "the stratum of θ is not recomputed" in report.reason and "work limit" in report.reason
 
 
 def test_the_budget_is_shared_by_all_claims():
@@ -114,7 +118,9 @@ def test_the_budget_is_shared_by_all_claims():
     n = cert.network.shallow().n
     one = 2 * (1 << (n // 2)) if n % 2 == 0 else (1 << (n // 2)) + (1 << (n - n // 2))
     claims = [Claim(f"m{i}", "no-flip-set", "none", "§3", {"method": "mitm", "n": n}) for i in range(3)]
-    report = check_certificate(_with_claims(cert, *claims), work_limit=2 * one)
+    t = cert.network.shallow()
+    generic = next(c for c in cert.claims if c.kind == "generic-stratum")     # the stratum first, read once
+    report = check_certificate(_with_claims(cert, generic, *claims), work_limit=2 * one + t.n * (t.m + t.k + 1))
     assert report.valid                                        # one verified claim is all the rule needs
     assert (report.status("m0"), report.status("m1"), report.status("m2")) == (VERIFIED, INFORMATION, NOT_REVERIFIED)
     assert WORK_LIMIT >= 2 * 2**22                             # the largest single enumeration fits by default
