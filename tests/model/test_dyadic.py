@@ -143,6 +143,22 @@ def test_integer_and_fraction_paths_agree_on_scores_and_floats(seed):
         assert np.allclose(*unit, rtol=1e-12, atol=0)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, BF16, np.float32, np.float64], ids=str)
+def test_integer_bounds_are_those_of_the_fractions(dtype):
+    """max |DM·M| and max |DA·A| from the forms (what z3's encoding is chosen by) equal the Fraction path's."""
+    x = _extremes(dtype)
+    rng = np.random.default_rng(4)
+    for W, b, M, c in ((rng.permutation(np.concatenate([x, x])).reshape(2, -1), x[:2], x[4:6].reshape(1, 2), x[:1]),
+                       (np.zeros((3, 2)), np.array([x[2], 0.0, x[0]]), np.ones((2, 3)), np.array([x[2], 1.0])),
+                       (rng.standard_normal((7, 4)), rng.standard_normal(7), rng.standard_normal((3, 7)) * 1e-3,
+                        rng.standard_normal(3))):
+        net = network_from_arrays([_layer(np.asarray(W).astype(dtype), np.asarray(b).astype(dtype)),
+                                   _layer(np.asarray(M).astype(dtype), np.asarray(c).astype(dtype))])
+        fast, slow = Problem(net.shallow()), Problem(_fraction_network(net).shallow())
+        assert fast.dyadic and fast.integer_bounds() == slow.integer_bounds()
+        assert fast._ints is None                       # no Fraction was built for it
+
+
 def test_checker_rows_are_the_networks_rows():
     net = _float32_theta(np.random.default_rng(5), 12, 4, 2)
     t, plain = net.shallow(), _fraction_network(net).shallow()

@@ -167,6 +167,14 @@ class Problem:
             self._ints = (Mi, Ai, dm * da)
         return self._ints
 
+    def integer_bounds(self) -> tuple[int, int]:
+        """(max |DM·M|, max |DA·A|): the largest entries of :meth:`integers`, without the Fractions for a dyadic θ."""
+        if self.dyadic and self._ints is None:
+            return (dyadic.common_scale_max(self.theta.output, self.n),
+                    dyadic.common_scale_max(self.theta.hidden, self.m))
+        Mi, Ai, _ = self.integers()
+        return (max((abs(x) for row in Mi for x in row), default=0), max((abs(x) for row in Ai for x in row), default=0))
+
     def row_integers(self):
         """(Ar, Mr, da, dm): a_i and m_i each scaled to integers by its own positive factor.
 

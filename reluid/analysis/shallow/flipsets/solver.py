@@ -63,9 +63,7 @@ def effective_encoding(prob: Problem, encoding: str) -> str:
         return encoding
     from reluid.smt.flipsets import _PB_MAX
 
-    Mi, Ai, _ = prob.integers()
-    top_m = max((abs(x) for row in Mi for x in row), default=0)
-    top_a = max((abs(x) for row in Ai for x in row), default=0)
+    top_m, top_a = prob.integer_bounds()
     return "pb" if top_m * top_a <= _PB_MAX else "int"
 
 
