@@ -310,6 +310,7 @@ def certify(net: Network | Shallow, *, timeout: float | None = 60.0, seed: int =
         steps += ["witness construction", "functional dimension", "certificate"]
     with _Tracking(progress) as bar, bar.stage("", steps):
         bar.step(steps[0])
+        net.sha256()         # the certificate names the network by it: hashed first, so the decision gets what is left
         d = decide(net, timeout=timeout, seed=seed, budget=budget)
         with phases(False, budget) as phase:
             if net.depth <= 2:

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from reluid import budget as B
-from reluid.analysis.shallow.flipsets import find_flip_set
+from reluid.analysis.shallow.flipsets import (SEPARATION_SHARE, SEPARATION_UNLIKELY, find_flip_set,
+                                              separable_probability, separation_clock)
 from reluid.analysis.shallow.flipsets._problem import Clock, Problem
 from reluid.analysis.shallow.flipsets.solver import refusal
 from reluid.model.network import Shallow
@@ -85,3 +86,40 @@ def test_memory_cap_settings(cap, monkeypatch):
     with pytest.raises(ValueError):
         B.set_memory_cap(0)
     assert B.resident_gb() > 0
+
+
+def _float32_shallow(m: int, n: int, k: int, seed: int = 0) -> Shallow:
+    """A He-initialised float32 θ, held as integer forms (read as from a file)."""
+    from reluid.io.loader import ArrayLayer, network_from_arrays
+
+    rng = np.random.default_rng(seed)
+    layers = [ArrayLayer((rng.standard_normal((b, a)) * np.sqrt(2 / a)).astype(np.float32),
+                         (rng.standard_normal(b) * 0.1).astype(np.float32), "W", "b") for a, b in ((m, n), (n, k))]
+    return network_from_arrays(layers).shallow()
+
+
+def test_separation_gets_a_share_of_the_time_only_where_it_is_unlikely():
+    unlikely = Problem(_random_shallow(10, 301, 10), 0)        # n/km = 3.01: P ≈ 3e-9 (Wendel)
+    likely = Problem(_random_shallow(10, 150, 10), 0)          # n/km = 1.5: P ≈ 1
+    assert separable_probability(301, 100) < SEPARATION_UNLIKELY < separable_probability(150, 100)
+    clock = Clock(40)
+    assert separation_clock(likely, clock) is clock
+    own = separation_clock(unlikely, clock)
+    assert own is not clock and own.remaining() <= SEPARATION_SHARE * 40
+    unbounded = Clock(None)
+    assert separation_clock(unlikely, unbounded) is unbounded   # no budget: the search's own limits bound it
+
+
+def test_a_float32_network_past_n_km_2_gets_an_unknown_naming_the_regime_without_fractions(cap):
+    """10-301-10 float32 (n/km = 3.01, n > LATTICE_MAX_N): separation fails (or stops at its share), z3 is
+    declined under a memory cap below its formula, and the answer is unknown with the regime and both reasons;
+    θ's Fractions are never built (the search runs on the integer forms)."""
+    theta = _float32_shallow(10, 301, 10)
+    prob = Problem(theta, 0)
+    _, gb = formula_cost(prob.km, prob.n)
+    B.set_memory_cap(B.resident_gb() + gb / 2)
+    r = find_flip_set(theta, timeout=30)
+    assert r.outcome is Outcome.UNKNOWN and r.method == "none"
+    assert "separation: " in r.reason and "z3 not attempted" in r.reason and "n/km = 3.01" in r.reason
+    assert [s[0] for s in r.stats][-2:] == ["separation", "z3"] and r.stats[-1][2] == "z3-memory"
+    assert theta._A is None and theta._M is None               # no Fraction matrix of θ was built

@@ -392,8 +392,7 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
             if out.outcome is Outcome.FOUND:
                 return finish("screen", out)
         if method in ("auto", FlipSetMethod.SEPARATION):
-            out = run(FlipSetMethod.SEPARATION, lambda: separation(prob, clock, seed,
-                                                      split=lambda rest: _split_rest(prob, rest, clock, seed)))
+            out = run(FlipSetMethod.SEPARATION, lambda: _separation_within_share(prob, clock, seed))
             if out.outcome is not Outcome.UNKNOWN:
                 return finish(FlipSetMethod.SEPARATION, out)
         if method in ("auto", "sub", FlipSetMethod.RANK) and prob.km >= n:
@@ -459,6 +458,46 @@ def separable_probability(n: int, km: int) -> float:
     logs = [lg(n) - lg(j + 1) - lg(n - j) - (n - 1) * math.log(2) for j in range(km)]
     top = max(logs)
     return min(1.0, math.exp(top) * sum(math.exp(v - top) for v in logs))
+
+
+#: Where n random symmetric columns in R^km are separable with probability below this (Wendel), the
+#: separation search gets only :data:`SEPARATION_SHARE` of the time left, and the rest goes to the methods after it.
+SEPARATION_UNLIKELY = 1e-3
+SEPARATION_SHARE = 0.25
+
+
+def separation_clock(prob: Problem, clock: Clock) -> Clock:
+    """The clock the separation search runs under: ``clock``, or a share of it where separation is unlikely.
+
+    Past n/km ≈ 2 random columns are almost never separable (Gordan: some
+    nonzero x ≥ 0 then has Ux = 0), and at n = 16 384, km = 7 840 one L-BFGS
+    evaluation takes a sizeable part of a second: without a share the search
+    spends the whole budget and the answer names the timeout instead of the
+    regime.  A trained network may still be separable there, so the search
+    is shortened, not skipped.
+
+    >>> theta = Shallow.make([[1] * 30, [2] * 30], [[i + 1, 1] for i in range(30)], [0] * 30, [0, 0])
+    >>> prob, unbounded = Problem(theta, 0), Clock(None)       # n = 30 columns in R^4: P ≈ 7.6e-06
+    >>> separation_clock(prob, Clock(60)).remaining() <= 15, separation_clock(prob, unbounded) is unbounded
+    (True, True)
+    """
+    rem = clock.remaining()
+    if rem is None or separable_probability(prob.n, prob.km) >= SEPARATION_UNLIKELY:
+        return clock
+    return Clock(SEPARATION_SHARE * max(rem, 0.0))
+
+
+def _separation_within_share(prob: Problem, clock: Clock, seed: int) -> MethodResult:
+    """:func:`.separation.separation` under :func:`separation_clock`; running past its share gives up, not a timeout."""
+    own = separation_clock(prob, clock)
+    try:
+        return separation(prob, own, seed, split=lambda rest: _split_rest(prob, rest, clock, seed))
+    except SearchTimeout as t:
+        if own is clock:
+            raise
+        return gave_up(f"stopped at its share ({SEPARATION_SHARE:.0%}) of the time left ({t.detail}): at n/km = "
+                       f"{prob.n / prob.km:.2f} random columns are separable with probability "
+                       f"{separable_probability(prob.n, prob.km):.2g} (Wendel)")
 
 
 def _regime(prob: Problem) -> str:
