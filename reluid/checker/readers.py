@@ -38,6 +38,7 @@ reluid.errors.CheckFailed: c: n: '1/2' is not an integer
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -319,7 +320,7 @@ def _pack(values: list[int], slot: int) -> int:
 def _int64_words(form, n: int, width: int):
     """The integers of ``form`` as a flat ``memoryview`` of signed 64-bit words (row-major), or None."""
     array = getattr(form, "array", None)
-    if array is None:
+    if array is None or sys.byteorder != "little":      # the words are read as little-endian bytes
         return None
     try:
         view = memoryview(array)
