@@ -30,10 +30,14 @@ __all__ = ["float_parts", "from_float_arrays", "as_array", "fractions", "canonic
 
 #: Rows whose integers need more bits than this are held as Python integers (int64 has 63 and a sign).
 _INT64_BITS = 62
-_ROW_BLOCK = 512
-#: Entries per block of the canonical text: its temporaries (about 40 bytes an entry) stay a few MB, which the
-#: allocator reuses; blocks of 512 rows of 785 took as much system time (fresh pages) as user time.
-_TEXT_BLOCK = 1 << 17
+#: Entries per block of the vectorised passes: their temporaries stay a few MB, which the allocator reuses
+#: (blocks of 512 rows of 785 entries spent as much system time on fresh pages as user time in the text).
+_BLOCK = 1 << 17
+
+
+def _block_rows(cols: int) -> int:
+    """Rows per block of a matrix with ``cols`` columns."""
+    return max(1, _BLOCK // max(cols, 1))
 
 
 def float_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -94,9 +98,10 @@ def from_float_arrays(weight: np.ndarray, bias: np.ndarray) -> ScaledRows:
     N = np.zeros((rows, cols), dtype=np.int64)
     shifts: list[int] = []
     wide = False
-    for r in range(0, rows, _ROW_BLOCK):        # in blocks: small temporaries, reused memory
-        x = np.concatenate([weight[r:r + _ROW_BLOCK].astype(np.float64),
-                            bias[r:r + _ROW_BLOCK].astype(np.float64).reshape(-1, 1)], axis=1)
+    step = _block_rows(cols)
+    for r in range(0, rows, step):              # in blocks: small temporaries, reused memory
+        x = np.concatenate([weight[r:r + step].astype(np.float64),
+                            bias[r:r + step].astype(np.float64).reshape(-1, 1)], axis=1)
         n, k = float_parts(x)
         nonzero = n != 0
         K = np.where(nonzero, k, np.iinfo(np.int64).min).max(axis=1, initial=np.iinfo(np.int64).min)
@@ -106,7 +111,7 @@ def from_float_arrays(weight: np.ndarray, bias: np.ndarray) -> ScaledRows:
         if wide or int(np.where(nonzero, bit_lengths(n) + up, 0).max(initial=0)) > _INT64_BITS:
             wide = True
             continue
-        N[r:r + _ROW_BLOCK] = n << up
+        N[r:r + step] = n << up
     if not wide:
         return ScaledRows(None, shifts, cols, array=N)
     x = np.concatenate([weight.astype(np.float64), bias.astype(np.float64).reshape(rows, 1)], axis=1)
@@ -211,13 +216,13 @@ def canonical_text(form: ScaledRows, n_in: int):
 
     The bytes are exactly those :meth:`Network.canonical_chunks` writes from
     the Fractions: every entry ``p/q`` in lowest terms, here with q = 2^d.
-    The rows are reduced and written in blocks of about :data:`_TEXT_BLOCK` entries.
+    The rows are reduced and written in blocks of about :data:`_BLOCK` entries.
     """
     if form.array is None:
         return None
     shifts = np.asarray(form.shifts, dtype=np.int64)
     chunks, bias, tails = [], [], {}
-    rows = max(1, _TEXT_BLOCK // max(form.n_cols, 1))
+    rows = _block_rows(form.n_cols)
     for i in range(0, form.array.shape[0], rows):
         red = _reduced(form.array[i:i + rows], shifts[i:i + rows])
         if red is None:
@@ -245,8 +250,9 @@ def common_scale_max(form: ScaledRows, cols: int) -> int:
     """
     N, shifts = as_array(form), list(form.shifts)
     rowmax, D = [], 0
-    for r in range(0, len(shifts), _ROW_BLOCK):
-        block = N[r:r + _ROW_BLOCK, :cols]
+    step = _block_rows(cols)
+    for r in range(0, len(shifts), step):
+        block = N[r:r + step, :cols]
         if block.dtype == object:
             tz = [[(int(v) & -int(v)).bit_length() - 1 if v else None for v in row] for row in block.tolist()]
             top = [max((abs(int(v)) for v in row), default=0) for row in block.tolist()]
@@ -255,7 +261,7 @@ def common_scale_max(form: ScaledRows, cols: int) -> int:
             tz = np.where(block != 0, _trailing_zeros(block), np.iinfo(np.int64).max)
             top = np.abs(block).max(axis=1, initial=0).tolist()
             low = [None if t == np.iinfo(np.int64).max else t for t in tz.min(axis=1, initial=np.iinfo(np.int64).max).tolist()]
-        for s, t in zip(shifts[r:r + _ROW_BLOCK], low):
+        for s, t in zip(shifts[r:r + step], low):
             if t is not None:
                 D = max(D, -s - t)
         rowmax += top
