@@ -218,6 +218,7 @@ def lcm_rows(rows) -> tuple[list[list[int]], list[Fraction]]:
 
 
 def _power_of_two(s: int) -> Fraction:
+    """2^s as a Fraction (faster than ``Fraction(2) ** s``)."""
     return Fraction(1 << s) if s >= 0 else Fraction(1, 1 << -s)
 
 
