@@ -2,6 +2,8 @@
 
 * :class:`Verdict` is what a certificate says about a network: no hidden
   symmetries, a hidden symmetry, or unknown (docs/certificates.md).
+* :class:`ExitCode` is what every ``reluid`` command exits with: the verdicts'
+  codes 0 / 1 / 3, usage errors 2 and invalid input 4.
 * :class:`AuditOutcome` is what ``reluid audit`` records per file: the
   three verdicts and **invalid input** (a file reluid cannot read as the
   function it states; no certificate), each with its exit code, its rank
@@ -34,8 +36,8 @@ literals (``tests/test_vocabulary.py``).
 
 This module imports nothing from reluid, so every layer may use it.
 
->>> Outcome.FOUND.value, Verdict.HIDDEN.exit_code
-('found', 1)
+>>> Outcome.FOUND.value, Verdict.HIDDEN.exit_code, ExitCode.of(Outcome.NONE)
+('found', 1, 0)
 >>> AuditOutcome.of(Verdict.UNKNOWN).policy_name is FailOn.UNKNOWN, AuditOutcome.INVALID_INPUT.exit_code
 (True, 4)
 >>> f"{ClaimStatus.INFORMATION}", StopReason("time budget").complete
@@ -46,7 +48,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["Name", "Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
+__all__ = ["Name", "ExitCode", "Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
            "ReductionRule", "StopReason", "FlipSetMethod", "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
 
 
@@ -61,6 +63,42 @@ class Name(enum.StrEnum):
         return repr(self.value)
 
 
+class ExitCode(enum.IntEnum):
+    """The exit code of every ``reluid`` command (``sys.exit`` takes the member as the integer it is).
+
+    0 and 1 answer the command's question: no hidden symmetries / certificate
+    valid / networks equal, and hidden symmetry / certificate rejected /
+    networks different (``REJECTED`` and ``DIFFERENT`` are other names of 1);
+    3 is no answer (unknown, a time-out, the memory cap, an internal error),
+    2 a usage error, 4 invalid input (a network or certificate reluid cannot
+    read as what it states).  Like a :class:`Name`, a member shows as the
+    number it is.
+    """
+
+    OK = 0
+    HIDDEN = 1
+    REJECTED = 1
+    DIFFERENT = 1
+    USAGE = 2
+    UNKNOWN = 3
+    INVALID = 4
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    @classmethod
+    def of(cls, outcome: "Outcome | Verdict | AuditOutcome") -> "ExitCode":
+        """The code of a search outcome (none 0, found 1, unknown 3), a verdict or an audit outcome."""
+        if isinstance(outcome, (Verdict, AuditOutcome)):
+            return outcome.exit_code
+        return {Outcome.NONE: cls.OK, Outcome.FOUND: cls.HIDDEN, Outcome.UNKNOWN: cls.UNKNOWN}[Outcome(outcome)]
+
+    @classmethod
+    def answer(cls, yes: bool | None) -> "ExitCode":
+        """The code of a yes/no question: yes 0 (valid, equal), no 1 (rejected, different), None 3 (unknown)."""
+        return cls.UNKNOWN if yes is None else cls.OK if yes else cls.REJECTED
+
+
 class Verdict(enum.StrEnum):
     """The three honest answers about a network (exit codes 0 / 1 / 3)."""
 
@@ -69,8 +107,9 @@ class Verdict(enum.StrEnum):
     UNKNOWN = "unknown"
 
     @property
-    def exit_code(self) -> int:
-        return {"no-hidden-symmetries": 0, "hidden-symmetry": 1, "unknown": 3}[self.value]
+    def exit_code(self) -> ExitCode:
+        return {"no-hidden-symmetries": ExitCode.OK, "hidden-symmetry": ExitCode.HIDDEN,
+                "unknown": ExitCode.UNKNOWN}[self.value]
 
 
 class AuditOutcome(enum.StrEnum):
@@ -91,8 +130,8 @@ class AuditOutcome(enum.StrEnum):
         return cls(Verdict(verdict).value)
 
     @property
-    def exit_code(self) -> int:
-        return 4 if self is AuditOutcome.INVALID_INPUT else Verdict(self.value).exit_code
+    def exit_code(self) -> ExitCode:
+        return ExitCode.INVALID if self is AuditOutcome.INVALID_INPUT else Verdict(self.value).exit_code
 
     @property
     def severity(self) -> int:
