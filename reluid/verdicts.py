@@ -14,6 +14,9 @@
   **none** (with a proof), or the answer is **unknown** (with a reason).  A
   solver ``unknown`` or a timeout is always ``UNKNOWN``; it never becomes
   ``NONE``.
+* :class:`Reason` is why an answer is ``unknown``: a :class:`ReasonCode` and
+  its parameters (JSON data), one per sentence; analyses return them and only
+  :mod:`reluid.report.reasons` turns them into words.
 * :class:`ClaimStatus` is what ``reluid check`` concluded about one claim, and
   :class:`CheckState` what a report says of a whole certificate (re-verified,
   rejected, or not re-verified); :class:`FailOn` names the outcomes
@@ -47,8 +50,12 @@ This module imports nothing from reluid, so every layer may use it.
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, Mapping
 
-__all__ = ["Name", "ExitCode", "Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
+__all__ = ["Name", "ExitCode", "Reason", "ReasonCode", "Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
            "ReductionRule", "StopReason", "FlipSetMethod", "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
 
 
@@ -324,3 +331,90 @@ class Frame(Name):
 
     U = "u"
     X = "x"
+
+
+# ---- why an answer is unknown: reasons as data ----
+
+class ReasonCode(Name):
+    """What a :class:`Reason` says; :mod:`reluid.report.reasons` words each code (its docstring lists the params).
+
+    The first group are the sentences of an ``unknown`` decision, in the
+    order the deep decision gives them; the others are the parts those
+    sentences hold (a reason's params may hold reasons, as ``{"code",
+    "params"}`` mappings).
+    """
+
+    # the sentences of a decision
+    NO_DEEP_MECHANISM = "no-deep-mechanism"            # no mechanism certified (docs/mathematics.md §6.2)
+    UNDECIDED_QUESTIONS = "undecided-questions"        # the premise questions left open
+    TWO_HIDDEN_LAYERS = "two-hidden-layers"            # the §8 / Theorem W analysis did not decide
+    FUNDIM = "fundim-result"                           # what the functional dimension came to
+    LOCALLY_IDENTIFIABLE = "locally-identifiable"      # Theorem A1 holds, which is not a verdict
+    DIM_FUN_IS_U = "dim-fun-is-u"                      # dim_fun = U, which is not a verdict
+    SIZE_LIMIT = "size-limit"                          # what a size limit excluded (``limits``)
+    TIME_BUDGET = "time-budget"                        # what the time budget left (``done``, ``left``)
+    FLIP_SET_SEARCH_UNKNOWN = "flip-set-search-unknown"  # one hidden layer: no flip-set method decided
+    PATTERNS_UNKNOWN = "patterns-unknown"              # one hidden layer: realisation patterns undecided
+    # parts of a size limit or a time budget
+    FUNDIM_MEMORY = "fundim-memory"                    # the functional dimension needs more memory than the cap
+    LEFT_MECHANISM_DETECTION = "left-mechanism-detection"
+    LEFT_WITNESS_CONSTRUCTION = "left-witness-construction"
+    LEFT_FUNDIM_NOT_STARTED = "left-fundim-not-started"
+    LEFT_FUNDIM_PARTIAL = "left-fundim-partial"
+    # why the two-hidden-layer analysis did not decide (reluid.analysis.deep.two_layers)
+    INPUT_DIMENSION_ONE = "input-dimension-one"        # n0 = 1: no bend flats
+    THEOREM_82_SIZE_LIMIT = "theorem-8.2-size-limit"   # n1 beyond the enumeration's limit
+    THEOREM_82_BUDGET = "theorem-8.2-budget"           # the §8 checks ran out of budget
+    HYPOTHESIS_FAILS = "hypothesis-fails"              # one of H0–H4 fails
+    THEOREM_W_FAILS = "theorem-w-fails"                # and Theorem W does not apply either
+    FLIP_SEARCH_UNDECIDED = "flip-search-undecided"    # a theorem applies, the flip-set search is undecided
+
+
+def _json_value(v):
+    """``v`` as read-only JSON data: floats as their exact ``"p/q"``, reasons as ``{"code", "params"}``."""
+    if isinstance(v, Reason):
+        return MappingProxyType({"code": v.code, "params": v.params})
+    if isinstance(v, enum.Enum):
+        return v.value
+    if isinstance(v, bool) or v is None or isinstance(v, (int, str)):
+        return v
+    if isinstance(v, (float, Fraction)):
+        q = Fraction(v)
+        return q.numerator if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+    if isinstance(v, Mapping):
+        return MappingProxyType({str(k): _json_value(x) for k, x in v.items()})
+    if isinstance(v, (list, tuple)):
+        return tuple(_json_value(x) for x in v)
+    raise TypeError(f"a reason's parameter must be JSON data, not {type(v).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why an answer is unknown, as data: a :class:`ReasonCode` and its parameters.
+
+    ``params`` is read-only JSON data (floats, which certificates do not
+    hold, are kept as their exact ``"p/q"``; a nested reason as its
+    ``{"code", "params"}`` mapping).  A code read from a certificate that this
+    version does not know stays a plain string.  Reasons never take part in a
+    verdict: the checker does not read them.
+
+    >>> r = Reason(ReasonCode.FUNDIM_MEMORY, {"estimate_gb": 0.5, "cap_gb": 2})
+    >>> r.code, dict(r.params), r.to_dict()["params"]["estimate_gb"]
+    ('fundim-memory', {'estimate_gb': '1/2', 'cap_gb': 2}, '1/2')
+    """
+
+    code: ReasonCode | str
+    params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self):
+        code = self.code.value if isinstance(self.code, enum.Enum) else self.code
+        object.__setattr__(self, "code", ReasonCode(code) if code in ReasonCode._value2member_map_ else code)
+        object.__setattr__(self, "params", _json_value(self.params))
+
+    def to_dict(self) -> dict:
+        """``{"code": ..., "params": {...}}`` in plain dicts and lists (for JSON)."""
+        def thaw(v):
+            if isinstance(v, Mapping):
+                return {k: thaw(x) for k, x in v.items()}
+            return [thaw(x) for x in v] if isinstance(v, tuple) else v
+        return {"code": str(self.code), "params": thaw(self.params)}

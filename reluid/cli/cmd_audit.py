@@ -135,8 +135,7 @@ def run(args, stdout, stderr) -> ExitCode:
             if report.valid:
                 message, short = summary_line(cert), short_summary(cert)
                 facts = unknown_facts(cert, report) if cert.verdict is Verdict.UNKNOWN else []
-                details = "; ".join(summary_details(cert) + (facts or ([short_reason(cert.reason)] if cert.reason
-                                                                     else [])))
+                details = "; ".join(summary_details(cert) + (facts or [r for r in (short_reason(cert),) if r]))
                 if facts:
                     short = f"{cert.verdict.value}: {'; '.join(facts)}"
                 if cert.assumption:

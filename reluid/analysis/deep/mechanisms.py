@@ -265,23 +265,6 @@ class MechanismReport:
     prover_queries: int
     out_of_time: tuple[str, ...] = ()
 
-    def summary(self) -> str:
-        """One paragraph: what was checked and found."""
-        hidden = sum(self.architecture[1:-1])
-        parts = [f"{len(self.mechanisms)} mechanism(s) found" if self.mechanisms else "no mechanism found"]
-        parts.append(f"{hidden} hidden neurons examined for dead/always-active "
-                     f"({len(self.activity.active)} activity and {len(self.activity.inactive)} inactivity "
-                     f"witnesses, {len(self.activity.coactive)} co-activity witnesses)")
-        if self.no_flip_layers:
-            parts.append(f"no layer flip in hidden layers {list(self.no_flip_layers)} (exact rank)")
-        for l, how in self.flip_search:
-            parts.append(f"layer {l} flip search: {how}")
-        parts.append(f"{self.prover_queries} premise question(s) given to the Farkas-tree prover")
-        if self.undecided:
-            parts.append(f"{len(self.undecided)} question(s) undecided")
-        return "; ".join(parts)
-
-
 # ---- helpers ---------------------------------------------------------------
 
 def proportionality(layer: Layer, i: int, j: int) -> Fraction | None:

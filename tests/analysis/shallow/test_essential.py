@@ -18,6 +18,7 @@ from reluid.checker.registry import Context
 from reluid.errors import InvalidArgument
 from reluid.io.loader import load
 from reluid.model.network import Shallow
+from reluid.report.reasons import text
 from reluid.verdicts import Outcome
 from tests.analysis.shallow.pattern_oracles import (HIDDEN_EXAMPLES, METHOD_EXAMPLES, brute_force, random_essential,
                                                    z3_verdict)
@@ -121,7 +122,7 @@ def test_limits_and_timeouts_give_unknown():
     res = decide_essential(METHOD_EXAMPLES["box"][0], timeout=1e-9)
     assert res.outcome is Outcome.UNKNOWN and "timeout" in res.reason and "cases left" in res.reason
     d = decide(theta, timeout=1e-9)
-    assert d.verdict is Verdict.UNKNOWN and d.reason.startswith("realisation patterns: timeout")
+    assert d.verdict is Verdict.UNKNOWN and text(d.reasons).startswith("realisation patterns: timeout")
     with pytest.raises(InvalidArgument):
         decide_essential(theta, enum_limit=ess.ENUM_LIMIT + 1)
 
