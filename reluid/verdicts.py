@@ -354,13 +354,18 @@ class ReasonCode(Name):
     SIZE_LIMIT = "size-limit"                          # what a size limit excluded (``limits``)
     TIME_BUDGET = "time-budget"                        # what the time budget left (``done``, ``left``)
     FLIP_SET_SEARCH_UNKNOWN = "flip-set-search-unknown"  # one hidden layer: no flip-set method decided
-    PATTERNS_UNKNOWN = "patterns-unknown"              # one hidden layer: realisation patterns undecided
+    PATTERNS_UNKNOWN = "patterns-unknown"              # one hidden layer: realisation patterns undecided (``search``)
     # parts of a size limit or a time budget
     FUNDIM_MEMORY = "fundim-memory"                    # the functional dimension needs more memory than the cap
     LEFT_MECHANISM_DETECTION = "left-mechanism-detection"
     LEFT_WITNESS_CONSTRUCTION = "left-witness-construction"
     LEFT_FUNDIM_NOT_STARTED = "left-fundim-not-started"
     LEFT_FUNDIM_PARTIAL = "left-fundim-partial"
+    # why the realisation-pattern search did not decide (reluid.analysis.shallow.essential, Theorem 4)
+    PATTERN_CASE_LIMIT = "pattern-case-limit"          # more cases (P, q) than the limit
+    PATTERN_TIMEOUT = "pattern-timeout"                # the time ran out, in a case or between cases
+    PATTERN_OWN_CASE = "pattern-own-case"              # the own case's flip-set problem was not certified
+    PATTERN_ENUMERATION_LIMIT = "pattern-enumeration-limit"  # a case beyond the orientation enumeration's limit
     # why the two-hidden-layer analysis did not decide (reluid.analysis.deep.two_layers)
     INPUT_DIMENSION_ONE = "input-dimension-one"        # n0 = 1: no bend flats
     THEOREM_82_SIZE_LIMIT = "theorem-8.2-size-limit"   # n1 beyond the enumeration's limit

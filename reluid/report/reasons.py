@@ -64,6 +64,11 @@ def _budget(p) -> str:
     return f"time budget {_float(p['seconds']):g} s ({_float(p['used']):.1f} s used)"
 
 
+def _classes(P) -> str:
+    """A set of classes of docs/mathematics.md §4, numbered from 1 (the reason's params count from 0)."""
+    return "{" + ", ".join(str(r + 1) for r in sorted(P)) + "}" if P else "∅"
+
+
 def _mechanism_summary(p) -> list[str]:
     parts = [f"{p['mechanisms']} mechanism(s) found" if p["mechanisms"] else "no mechanism found",
              f"{p['hidden']} hidden neurons examined for dead/always-active ({p['active']} activity and "
@@ -104,7 +109,19 @@ _WORDS = {
     ReasonCode.TIME_BUDGET: lambda p: (f"Time budget: {'the ' + _budget(p) + ' ran out' if p['ran_out'] else _budget(p)}"
                                        f": done: {', '.join(p['done'])}; left: {'; '.join(_part(x) for x in p['left'])}"),
     ReasonCode.FLIP_SET_SEARCH_UNKNOWN: lambda p: f"flip-set search gave no answer: {p['detail']}",
-    ReasonCode.PATTERNS_UNKNOWN: lambda p: f"realisation patterns: {p['detail']}",
+    ReasonCode.PATTERNS_UNKNOWN: lambda p: f"realisation patterns: {_part(p['search'])}",
+    ReasonCode.PATTERN_CASE_LIMIT: lambda p: (f"{p['cases']} cases (P, q) exceed the limit {p['limit']} (s = "
+                                              f"{p['classes']} classes, p = {p['pairs']} pairs)"),
+    ReasonCode.PATTERN_TIMEOUT: lambda p: (
+        f"timeout after {_float(p['seconds']):.1f} s"
+        + (f" in case P = {_classes(p['P'])}, q = {p['q']}" if p["P"] is not None else "")
+        + f": {p['left']} of {p['cases']} cases left"),
+    ReasonCode.PATTERN_OWN_CASE: lambda p: (
+        f"own case: the flip-set problem of the {p['singles']} single neurons modulo the pairs was not decided with "
+        f"a checkable certificate ({p['search']})"),
+    ReasonCode.PATTERN_ENUMERATION_LIMIT: lambda p: (
+        f"case P = {_classes(p['P'])}, q = {p['q']}: 2^{p['orientations']} orientations exceed the enumeration limit "
+        f"2^{p['limit']}"),
     ReasonCode.FUNDIM_MEMORY: lambda p: (
         f"functional dimension not attempted: it needs about {_float(p['estimate_gb']):.2g} GB of memory, more than "
         f"the {_float(p['cap_gb']):.2g} GB left under the memory cap (a size limit: a longer time budget does not "

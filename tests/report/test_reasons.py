@@ -50,8 +50,18 @@ WORDED = [
      "Time budget: no time budget: done: mechanism detection; left: functional dimension"),
     (Reason(ReasonCode.FLIP_SET_SEARCH_UNKNOWN, {"detail": "timeout in z3 (n = 40)"}),
      "flip-set search gave no answer: timeout in z3 (n = 40)"),
-    (Reason(ReasonCode.PATTERNS_UNKNOWN, {"detail": "timeout; 3 cases left"}), "realisation patterns: timeout; 3 "
-                                                                               "cases left"),
+    (Reason(ReasonCode.PATTERNS_UNKNOWN, {"search": Reason(ReasonCode.PATTERN_TIMEOUT, {
+        "seconds": 0.04, "P": [0, 2], "q": 1, "left": 3, "cases": 4})}),
+     "realisation patterns: timeout after 0.0 s in case P = {1, 3}, q = 1: 3 of 4 cases left"),
+    (Reason(ReasonCode.PATTERN_TIMEOUT, {"seconds": 2.25, "P": None, "q": 0, "left": 4, "cases": 4}),
+     "timeout after 2.2 s: 4 of 4 cases left"),
+    (Reason(ReasonCode.PATTERN_CASE_LIMIT, {"cases": 9, "limit": 1, "classes": 3, "pairs": 2}),
+     "9 cases (P, q) exceed the limit 1 (s = 3 classes, p = 2 pairs)"),
+    (Reason(ReasonCode.PATTERN_OWN_CASE, {"singles": 5, "search": "timeout in z3"}),
+     "own case: the flip-set problem of the 5 single neurons modulo the pairs was not decided with a checkable "
+     "certificate (timeout in z3)"),
+    (Reason(ReasonCode.PATTERN_ENUMERATION_LIMIT, {"P": [], "q": 0, "orientations": 30, "limit": 22}),
+     "case P = ∅, q = 0: 2^30 orientations exceed the enumeration limit 2^22"),
     (Reason(ReasonCode.INPUT_DIMENSION_ONE), "docs/mathematics.md §8 needs input dimension n0 >= 2 (for n0 = 1 there "
                                              "are no bend flats and H4 fails)"),
     (Reason(ReasonCode.THEOREM_82_SIZE_LIMIT, {"n1": 16, "max_width": 12}),
@@ -100,8 +110,8 @@ def test_a_later_sentence_does_not_repeat_the_architecture():
 
 def test_short_and_facts():
     assert short([NO_MECHANISM]) == "no mechanism of hidden symmetry certified: no mechanism found"
-    assert short([Reason(ReasonCode.PATTERNS_UNKNOWN, {"detail": "timeout (a; b); 3 cases left"})]) == \
-        "realisation patterns: timeout (a; b)"
+    assert short([Reason(ReasonCode.FLIP_SET_SEARCH_UNKNOWN, {"detail": "timeout (a; b); 3 cases left"})]) == \
+        "flip-set search gave no answer: timeout (a; b)"
     assert short([]) == ""
     two = Reason(ReasonCode.TWO_HIDDEN_LAYERS, {"theorem": H1})
     assert facts([NO_MECHANISM, two, BUDGET]) == ["Theorem 8.2 not applicable: H1: 0 of 7 nonempty layer-1 regions "

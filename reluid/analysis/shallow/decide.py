@@ -359,4 +359,4 @@ def _decide_pairs(theta, pairs, *, timeout) -> Decision:
         return Decision(Verdict.HIDDEN, Stratum.OPPOSITE_PAIRS, theta, witness=res.witness, mechanism=Mechanism.PATTERN,
                         details=MappingProxyType(details), pattern=res)
     return Decision(Verdict.UNKNOWN, Stratum.OPPOSITE_PAIRS, theta, pattern=res,
-                    reasons=(Reason(ReasonCode.PATTERNS_UNKNOWN, {"detail": res.reason}),))
+                    reasons=(Reason(ReasonCode.PATTERNS_UNKNOWN, {"search": res.reason}),))
