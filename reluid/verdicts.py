@@ -355,6 +355,9 @@ class ReasonCode(Name):
     TIME_BUDGET = "time-budget"                        # what the time budget left (``done``, ``left``)
     FLIP_SET_SEARCH_UNKNOWN = "flip-set-search-unknown"  # one hidden layer: no flip-set method decided
     PATTERNS_UNKNOWN = "patterns-unknown"              # one hidden layer: realisation patterns undecided (``search``)
+    # a side property of a shallow network not established (its functional dimension; the producer record)
+    LOCAL_IDENTIFIABILITY_SKIPPED = "local-identifiability-skipped"
+    LOCAL_IDENTIFIABILITY_UNFINISHED = "local-identifiability-unfinished"
     # parts of a size limit or a time budget
     FUNDIM_MEMORY = "fundim-memory"                    # the functional dimension needs more memory than the cap
     LEFT_MECHANISM_DETECTION = "left-mechanism-detection"

@@ -101,7 +101,7 @@ def _embed(net: Network, embed: bool | None) -> bool:
 
 
 def certificate_from_decision(net: Network, decision, *, embed: bool | None = None, timeout=None,
-                              seed=0, fundim=None, fundim_note: str | None = None) -> Certificate:
+                              seed=0, fundim=None, fundim_note: Reason | None = None) -> Certificate:
     """Build the certificate for a shallow :class:`~reluid.analysis.shallow.decide.Decision`.
 
     ``embed=None`` embeds the network when it has at most ``EMBED_MAX_PARAMS``
@@ -161,7 +161,7 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
     if fundim is not None and fundim.points:
         claims.extend(fundim_claims(fundim))
     producer = producer_info(seed=seed, timeout_s=str(timeout) if timeout is not None else None,
-                             stratum=st, fibre_orbits=decision.fibre_orbits, local_identifiability=fundim_note)
+                             stratum=st, fibre_orbits=decision.fibre_orbits, local_identifiability=fundim_note.to_dict() if fundim_note else None)
     return Certificate(verdict=v, network_sha256=net.sha256(), architecture=net.architecture,
                        claims=tuple(claims), network=net if _embed(net, embed) else None, witness=witness,
                        reasons=decision.reasons, producer=producer, assumption=net.assumption)

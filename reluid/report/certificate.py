@@ -404,10 +404,10 @@ def _property_lines(cert: Certificate, check) -> list[str]:
                      "network; θ itself has the hidden symmetries of its redundancy (the verdict).")
     note = cert.producer.get("local_identifiability") if hasattr(cert.producer, "get") else None
     if not li and not fd and note:
-        lines.append(f"Locally identifiable: {note}.")
+        lines.append(f"Locally identifiable: {words.note(note)}.")
     for key, head in (("time_budget", "Time budget"), ("size_limit", "Size limit")):
         note = cert.producer.get(key) if hasattr(cert.producer, "get") else None
-        if isinstance(note, Mapping) and "code" in note:    # a reason (format /3)
+        if isinstance(note, Mapping) and "code" in note:    # a reason (format /3): its sentence names it
             lines.append(f"{words.sentence(note)}.")
         elif note:                                          # the words of a /2 certificate
             lines.append(f"{head}: {note}.")
@@ -632,7 +632,7 @@ def unknown_facts(cert: Certificate, check=None) -> list[str]:
     if not out:
         note = cert.producer.get("local_identifiability") if hasattr(cert.producer, "get") else None
         if note:
-            out.append(str(note))
+            out.append(words.note(note))
     return out
 
 

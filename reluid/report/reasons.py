@@ -31,7 +31,7 @@ from fractions import Fraction
 
 from reluid.verdicts import Reason, ReasonCode
 
-__all__ = ["sentence", "sentences", "text", "short", "facts", "certificate_reasons", "THEOREM_8_2"]
+__all__ = ["sentence", "sentences", "text", "short", "facts", "note", "certificate_reasons", "THEOREM_8_2"]
 
 #: what Theorem 8.2 rests on, as the two-hidden-layer reasons cite it
 THEOREM_8_2 = "docs/mathematics.md §8, Theorem 8.2 and Corollary 8.3"
@@ -122,6 +122,13 @@ _WORDS = {
     ReasonCode.PATTERN_ENUMERATION_LIMIT: lambda p: (
         f"case P = {_classes(p['P'])}, q = {p['q']}: 2^{p['orientations']} orientations exceed the enumeration limit "
         f"2^{p['limit']}"),
+    ReasonCode.LOCAL_IDENTIFIABILITY_SKIPPED: lambda p: (
+        f"local identifiability not attempted: its rank computation is estimated at {_float(p['estimate_s']):.0f} s, "
+        f"more than the {_float(p['cap_s']):.1f} s given to side properties of shallow networks ("
+        + (f"{_float(p['share']):.0%} of the {_float(p['left_s']):.1f} s the decision left" if p["left_s"] is not None
+           else "the allowance when there is no time budget") + ")"),
+    ReasonCode.LOCAL_IDENTIFIABILITY_UNFINISHED: lambda p: (
+        f"local identifiability not established within {_float(p['cap_s']):.1f} s (rank {p['rank']} of D - N so far)"),
     ReasonCode.FUNDIM_MEMORY: lambda p: (
         f"functional dimension not attempted: it needs about {_float(p['estimate_gb']):.2g} GB of memory, more than "
         f"the {_float(p['cap_gb']):.2g} GB left under the memory cap (a size limit: a longer time budget does not "
@@ -234,6 +241,11 @@ def facts(reasons) -> list[str]:
         elif r.code == ReasonCode.TIME_BUDGET or " ran out" in s:
             out.append(s[0].lower() + s[1:])
     return out
+
+
+def note(value) -> str:
+    """A producer note: a reason (format /3) in words, or the words of a /2 certificate as they stand."""
+    return sentence(value) if isinstance(value, Mapping) and "code" in value else str(value)
 
 
 def certificate_reasons(cert) -> tuple[str, ...]:

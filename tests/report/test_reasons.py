@@ -74,6 +74,15 @@ WORDED = [
      f"H0–H4 hold ({THEOREM_8_2}), but the flip-set search is undecided: layer 2: timeout"),
     (Reason(ReasonCode.FLIP_SEARCH_UNDECIDED, {"theorem_w": True, "layers": [[1, "a"], [2, "b"]]}),
      "the hypotheses of Theorem W hold, but the flip-set search is undecided: layer 1: a; layer 2: b"),
+    (Reason(ReasonCode.LOCAL_IDENTIFIABILITY_SKIPPED, {"estimate_s": 12.6, "cap_s": 0.02, "share": 0.4,
+                                                       "left_s": 0.05}),
+     "local identifiability not attempted: its rank computation is estimated at 13 s, more than the 0.0 s given to "
+     "side properties of shallow networks (40% of the 0.1 s the decision left)"),
+    (Reason(ReasonCode.LOCAL_IDENTIFIABILITY_SKIPPED, {"estimate_s": 9, "cap_s": 2.0, "share": 0.4, "left_s": None}),
+     "local identifiability not attempted: its rank computation is estimated at 9 s, more than the 2.0 s given to "
+     "side properties of shallow networks (the allowance when there is no time budget)"),
+    (Reason(ReasonCode.LOCAL_IDENTIFIABILITY_UNFINISHED, {"cap_s": 2.0, "rank": 31}),
+     "local identifiability not established within 2.0 s (rank 31 of D - N so far)"),
     (Reason(ReasonCode.LOCALLY_IDENTIFIABLE), "θ is locally identifiable (Theorem A1, docs/mathematics.md §6): near θ "
      "every parameter with the same function is a positive rescaling of θ; this does not exclude hidden symmetries "
      "far from θ, and no complete method is known for deep networks"),
