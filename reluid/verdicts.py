@@ -358,6 +358,17 @@ class ReasonCode(Name):
     # a side property of a shallow network not established (its functional dimension; the producer record)
     LOCAL_IDENTIFIABILITY_SKIPPED = "local-identifiability-skipped"
     LOCAL_IDENTIFIABILITY_UNFINISHED = "local-identifiability-unfinished"
+    # the questions mechanism detection left open (reluid.analysis.deep.mechanisms), and why
+    QUESTION_SIGN = "question-sign"                    # is a neuron ever active (>0) / negative (<0)?
+    QUESTION_COACTIVE = "question-coactive"            # are two neurons of consecutive layers ever co-active?
+    QUESTION_KINK = "question-kink"                    # negative while the next is active (mechanism iii)?
+    QUESTION_FLIP_SUM = "question-flip-sum"            # is Σ_F W^{l+1} z^l above / below its value (mechanism iv)?
+    UNEXAMINED_COLLAPSED_KINKS = "unexamined-collapsed-kinks"
+    UNEXAMINED_AFFINE_FLIPS = "unexamined-affine-flips"
+    UNEXAMINED_STEPS = "unexamined-steps"              # the steps of detection the time budget left
+    QUESTIONS_NOT_REFUTED = "questions-not-refuted"    # open questions the probes did not refute
+    PROVER_NOT_USED = "prover-not-used"                # why: a mechanism was found, or the prover is disabled
+    OUT_OF_TIME = "out-of-time"                        # why: the time budget was exhausted
     # parts of a size limit or a time budget
     FUNDIM_MEMORY = "fundim-memory"                    # the functional dimension needs more memory than the cap
     LEFT_MECHANISM_DETECTION = "left-mechanism-detection"

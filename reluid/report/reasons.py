@@ -55,7 +55,7 @@ def _ints(xs) -> str:
 
 def _part(v) -> str:
     """A parameter that is either a nested reason or words (a phase name, an analysis's sentence)."""
-    return sentence(v) if isinstance(v, (Reason, Mapping)) else str(v)
+    return sentence(v) if isinstance(v, Reason) or isinstance(v, Mapping) and "code" in v else str(v)
 
 
 def _budget(p) -> str:
@@ -67,6 +67,10 @@ def _budget(p) -> str:
 def _classes(P) -> str:
     """A set of classes of docs/mathematics.md §4, numbered from 1 (the reason's params count from 0)."""
     return "{" + ", ".join(str(r + 1) for r in sorted(P)) + "}" if P else "∅"
+
+
+#: the sign of a pre-activation question, in words
+_SIGN_WORD = {">0": "active", "<0": "negative"}
 
 
 def _mechanism_summary(p) -> list[str]:
@@ -95,8 +99,26 @@ def _hypothesis(p) -> str:
 _WORDS = {
     ReasonCode.NO_DEEP_MECHANISM: lambda p: (f"no mechanism of hidden symmetry certified for the deep architecture "
                                              f"{_arch(p['architecture'])}: " + "; ".join(_mechanism_summary(p))),
-    ReasonCode.UNDECIDED_QUESTIONS: lambda p: ("Undecided: " + "; ".join(f"{q} ({why})" for q, why in p["questions"])
-                                               + (f" and {p['more']} more" if p["more"] else "")),
+    ReasonCode.UNDECIDED_QUESTIONS: lambda p: (
+        "Undecided: " + "; ".join(f"{_part(q)} ({_part(why)})" for q, why in p["questions"])
+        + (f" and {p['more']} more" if p["more"] else "")),
+    ReasonCode.QUESTION_SIGN: lambda p: (f"is neuron {p['neuron'] + 1} of hidden layer {p['layer']} ever "
+                                         f"{_SIGN_WORD[p['sign']]}?"),
+    ReasonCode.QUESTION_COACTIVE: lambda p: (f"are neuron {p['first'] + 1} of hidden layer {p['layer'] - 1} and neuron "
+                                             f"{p['second'] + 1} of hidden layer {p['layer']} ever co-active?"),
+    ReasonCode.QUESTION_KINK: lambda p: (
+        f"is neuron {p['neuron'] + 1} of layer {p['layer']} ever negative while neuron {p['next'] + 1} of layer "
+        f"{p['layer'] + 1}" + (", with that ReLU removed, is active?" if p["removed"] else " is active?")),
+    ReasonCode.QUESTION_FLIP_SUM: lambda p: (f"is Σ_F W^{p['layer'] + 1} z^{p['layer']} "
+                                             f"{'above' if p['sign'] == '>0' else 'below'} its value somewhere?"),
+    ReasonCode.UNEXAMINED_COLLAPSED_KINKS: lambda p: "collapsed kinks (mechanism iii) not all examined",
+    ReasonCode.UNEXAMINED_AFFINE_FLIPS: lambda p: "affine layer flips (mechanism iv) not all examined",
+    ReasonCode.UNEXAMINED_STEPS: lambda p: "not examined: " + ", ".join(p["steps"]),
+    ReasonCode.QUESTIONS_NOT_REFUTED: lambda p: (f"{p['questions']} dead/always-active/co-activity question(s) not "
+                                                 "refuted by probes"),
+    ReasonCode.PROVER_NOT_USED: lambda p: ("prover not used (a mechanism was found)" if p["mechanism_found"]
+                                           else "prover disabled"),
+    ReasonCode.OUT_OF_TIME: lambda p: "time budget exhausted",
     ReasonCode.TWO_HIDDEN_LAYERS: lambda p: f"Two hidden layers: {sentence(p['theorem'])}",
     ReasonCode.FUNDIM: lambda p: f"Functional dimension: {p['detail']}",
     ReasonCode.LOCALLY_IDENTIFIABLE: lambda p: (
@@ -133,7 +155,8 @@ _WORDS = {
         f"functional dimension not attempted: it needs about {_float(p['estimate_gb']):.2g} GB of memory, more than "
         f"the {_float(p['cap_gb']):.2g} GB left under the memory cap (a size limit: a longer time budget does not "
         "help; reluid certify --memory-gb raises the cap)"),
-    ReasonCode.LEFT_MECHANISM_DETECTION: lambda p: "part of mechanism detection (" + "; ".join(p["questions"]) + ")",
+    ReasonCode.LEFT_MECHANISM_DETECTION: lambda p: ("part of mechanism detection ("
+                                                    + "; ".join(_part(q) for q in p["questions"]) + ")"),
     ReasonCode.LEFT_WITNESS_CONSTRUCTION: lambda p: f"witness construction for {p['mechanisms']} mechanism(s)",
     ReasonCode.LEFT_FUNDIM_NOT_STARTED: lambda p: f"functional dimension (not started: {p['needs']})",
     ReasonCode.LEFT_FUNDIM_PARTIAL: lambda p: (
@@ -244,8 +267,8 @@ def facts(reasons) -> list[str]:
 
 
 def note(value) -> str:
-    """A producer note: a reason (format /3) in words, or the words of a /2 certificate as they stand."""
-    return sentence(value) if isinstance(value, Mapping) and "code" in value else str(value)
+    """A producer note or a part of a result: a reason in words, or words (a /2 certificate's) as they stand."""
+    return _part(value)
 
 
 def certificate_reasons(cert) -> tuple[str, ...]:

@@ -29,8 +29,28 @@ WORDED = [
                    "co-activity witnesses); no layer flip in hidden layers [1, 2] (exact rank); layer 2 flip search: "
                    "undecided (timeout); 3 premise question(s) given to the Farkas-tree prover; 1 question(s) "
                    "undecided"),
-    (Reason(ReasonCode.UNDECIDED_QUESTIONS, {"questions": [["q1", "z3 unknown"], ["q2", "timeout"]], "more": 4}),
-     "Undecided: q1 (z3 unknown); q2 (timeout) and 4 more"),
+    (Reason(ReasonCode.UNDECIDED_QUESTIONS, {"questions": [
+        [Reason(ReasonCode.QUESTION_SIGN, {"layer": 2, "neuron": 0, "sign": ">0"}), "no Farkas tree within 1 node"],
+        [Reason(ReasonCode.UNEXAMINED_COLLAPSED_KINKS), Reason(ReasonCode.OUT_OF_TIME)]], "more": 4}),
+     "Undecided: is neuron 1 of hidden layer 2 ever active? (no Farkas tree within 1 node); collapsed kinks "
+     "(mechanism iii) not all examined (time budget exhausted) and 4 more"),
+    (Reason(ReasonCode.QUESTION_SIGN, {"layer": 1, "neuron": 4, "sign": "<0"}), "is neuron 5 of hidden layer 1 ever "
+                                                                                "negative?"),
+    (Reason(ReasonCode.QUESTION_COACTIVE, {"layer": 2, "first": 0, "second": 2}),
+     "are neuron 1 of hidden layer 1 and neuron 3 of hidden layer 2 ever co-active?"),
+    (Reason(ReasonCode.QUESTION_KINK, {"layer": 1, "neuron": 0, "next": 1, "removed": False}),
+     "is neuron 1 of layer 1 ever negative while neuron 2 of layer 2 is active?"),
+    (Reason(ReasonCode.QUESTION_KINK, {"layer": 1, "neuron": 0, "next": 1, "removed": True}),
+     "is neuron 1 of layer 1 ever negative while neuron 2 of layer 2, with that ReLU removed, is active?"),
+    (Reason(ReasonCode.QUESTION_FLIP_SUM, {"layer": 1, "sign": ">0"}), "is Σ_F W^2 z^1 above its value somewhere?"),
+    (Reason(ReasonCode.QUESTION_FLIP_SUM, {"layer": 2, "sign": "<0"}), "is Σ_F W^3 z^2 below its value somewhere?"),
+    (Reason(ReasonCode.UNEXAMINED_AFFINE_FLIPS), "affine layer flips (mechanism iv) not all examined"),
+    (Reason(ReasonCode.UNEXAMINED_STEPS, {"steps": ["layer flips", "never co-active pairs"]}),
+     "not examined: layer flips, never co-active pairs"),
+    (Reason(ReasonCode.QUESTIONS_NOT_REFUTED, {"questions": 3}),
+     "3 dead/always-active/co-activity question(s) not refuted by probes"),
+    (Reason(ReasonCode.PROVER_NOT_USED, {"mechanism_found": True}), "prover not used (a mechanism was found)"),
+    (Reason(ReasonCode.PROVER_NOT_USED, {"mechanism_found": False}), "prover disabled"),
     (Reason(ReasonCode.TWO_HIDDEN_LAYERS, {"theorem": Reason(ReasonCode.THEOREM_W_FAILS, {
         "theorem_8_2": H1, "failed": "H4", "detail": "bend flats per H_j: [1, 0, 0]; a cover exists"})}),
      f"Two hidden layers: the hypotheses of {THEOREM_8_2} fail: H1: 0 of 7 nonempty layer-1 regions are full; +++: "
@@ -103,11 +123,15 @@ def test_every_code_is_worded():
 
 
 def _nested(d):
-    for v in d["params"].values():
-        for x in (v if isinstance(v, list) else [v]):
-            if isinstance(x, dict) and "code" in x:
-                yield x
-                yield from _nested(x)
+    """Every reason nested in the parameters of ``d`` (a ``{"code", "params"}`` dict), at any depth."""
+    stack = list(d["params"].values())
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict) and "code" in x:
+            yield x
+            stack += x["params"].values()
+        elif isinstance(x, list):
+            stack += x
 
 
 def test_a_later_sentence_does_not_repeat_the_architecture():
