@@ -212,9 +212,11 @@ def test_a_short_budget_gives_unknown_with_what_was_left():
     cert = reluid.certify(net, timeout=0.6)
     assert cert.verdict is Verdict.UNKNOWN
     assert "left:" in text(cert.reasons) and "functional dimension" in text(cert.reasons)
-    assert cert.reasons[-1].code is ReasonCode.TIME_BUDGET and "functional dimension" not in cert.reasons[-1].params["done"]
+    budget = cert.reasons[-1]
+    assert budget.code is ReasonCode.TIME_BUDGET and "functional dimension" not in budget.params["done"]
+    assert any(str(x["code"]).startswith("left-fundim") for x in budget.params["left"])    # with what came first
     note = sentence(cert.producer["time_budget"])
-    assert "time budget" in note and "left: functional dimension" in note
+    assert note == sentence(budget) and "time budget" in note and "functional dimension (" in note.split("left:")[1]
     assert check_certificate(cert).valid
 
 
