@@ -89,7 +89,7 @@ def main(argv=None) -> int:
                 c["not exact"] += 1
                 not_exact.append((group, net.architecture, rep.reason or "solver evidence"))
         else:
-            unknown_reasons[cert.reason.split(":")[0][:70]] += 1
+            unknown_reasons[str(cert.reasons[0].code)] += 1
     total = Counter()
     print(f"{'group':42s} {'none':>6s} {'hidden':>7s} {'unknown':>8s} {'exact':>6s} {'not exact':>10s}")
     for group, c in rows.items():

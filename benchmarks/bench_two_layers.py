@@ -35,6 +35,7 @@ from reluid.api import certify  # noqa: E402
 from reluid.certificates.schema import from_json, to_json  # noqa: E402
 from reluid.checker.check import check_certificate  # noqa: E402
 from reluid.checker.registry import work_limit_for  # noqa: E402
+from reluid.verdicts import ReasonCode  # noqa: E402
 
 SMALL = [(8, 6, 6, 2), (12, 10, 10, 2), (16, 12, 12, 2)]
 #: n1 > n0 (the x frame of Theorem W): beyond the sign tree of §8 the LP-guided search (analysis/deep/xsearch.py)
@@ -63,8 +64,9 @@ def row(arch, target=None, seed=0):
     cert, tc = _t(lambda: certify(net, timeout=TIMEOUT if target is None else max(TIMEOUT, target)))
     text = to_json(cert)
     rep, tk = _t(lambda: check_certificate(from_json(text), net, work_limit=work_limit_for(len(text.encode()))))
-    bv = ("size limit" if base.reason and "size limit" in base.reason else
-          "timeout" if base.reason and "budget" in base.reason else base.verdict.value)
+    why = base.reason.code if base.reason is not None else None
+    bv = ("size limit" if why == ReasonCode.THEOREM_82_SIZE_LIMIT else
+          "timeout" if why == ReasonCode.THEOREM_82_BUDGET else base.verdict.value)
     ratio = f"{tb / tn:.1f}×" if base.verdict.value != "unknown" and new.verdict.value != "unknown" and tn else "—"
     route = "8.2" if new.applies_82 else "W" if new.applies_w else "-"
     ok = "" if target is None else ("meets" if cert.verdict.value != "unknown" and tc <= target and tk <= target / 2

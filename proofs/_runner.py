@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from reluid.errors import InvalidArgument
-from reluid.verdicts import Outcome
+from reluid.verdicts import ExitCode, Outcome
 
 __all__ = [
     "HOLDS", "COUNTEREXAMPLE", "UNKNOWN", "STATUSES", "STATUS_WORD",
@@ -305,10 +305,10 @@ def run(names: Iterable[str] = (), *, max_n: int | None = None, timeout: float =
     return ProofRun(tuple(runs), max_n, timeout, len(chosen) == len(everything), f"z3 {z3_version()}")
 
 
-def exit_code(result: ProofRun) -> int:
+def exit_code(result: ProofRun) -> ExitCode:
     """0 when every outcome is the expected one, 1 on a surprise, 3 when some outcome is unknown."""
     if any(r.outcome.status != UNKNOWN and not r.matches for r in result.runs):
-        return 1
+        return ExitCode.REJECTED
     if any(r.outcome.status == UNKNOWN for r in result.runs):
-        return 3
-    return 0
+        return ExitCode.UNKNOWN
+    return ExitCode.OK

@@ -13,6 +13,7 @@ from reluid.analysis.shallow.decide import decide
 from reluid.analysis.shallow.function import equivalent
 from reluid.analysis.shallow.stabilizer import stabilizer
 from reluid.model.network import Shallow
+from reluid.report.reasons import text
 from ._lemmas import shallow_transform
 
 
@@ -94,7 +95,7 @@ def check(max_n, timeout):
         st = stabilizer(theta)
         hidden = d.verdict.value == "hidden-symmetry"
         if d.verdict.value == "unknown":
-            c.unknown.append(f"decide() returned unknown on θ = {fmt_theta(theta)} ({d.reason})")
+            c.unknown.append(f"decide() returned unknown on θ = {fmt_theta(theta)} ({text(d.reasons)})")
             break
         if not (hidden or not st.is_trivial):
             c.exact("H_n does not act simply transitively on the fibre", False,

@@ -9,6 +9,7 @@ import random
 from ._framework import RAMAKRISHNAN, SEED_R, Checks, Statement, fmt_theta, random_shallow
 from reluid.analysis.shallow.decide import decide
 from reluid.analysis.shallow.zariski import evaluate
+from reluid.report.reasons import text
 from ._lemmas import hidden_symmetry_1d
 
 
@@ -32,7 +33,7 @@ def check(max_n, timeout):
             continue
         d = decide(theta, timeout=min(10.0, c.budget()))
         if d.verdict.value == "unknown":
-            c.unknown.append(f"decide() returned unknown on θ = {fmt_theta(theta)} ({d.reason})")
+            c.unknown.append(f"decide() returned unknown on θ = {fmt_theta(theta)} ({text(d.reasons)})")
             break
         if d.verdict.value != "no-hidden-symmetries":
             c.exact("θ in Proposition 24's set has no hidden symmetry", False,

@@ -22,7 +22,7 @@ import time
 from reluid.certificates.schema import Certificate
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
-from reluid.verdicts import Verdict
+from reluid.verdicts import Reason, ReasonCode, Verdict
 
 __all__ = [
     "load", "save", "parse_network", "generate_json", "read_certificate", "write_certificate",
@@ -252,15 +252,14 @@ def _shallow_fundim(net: Network, budget, seed: int):
         return None, None                                 # no hidden neurons: nothing to say locally
     est = estimate_seconds(net.architecture)
     left = budget.left()
-    share = (f"{SIDE_PROPERTY_SHARE:.0%} of the {left:.1f} s the decision left" if left != float("inf")
-             else "the allowance when there is no time budget")
     cap = SHALLOW_LOCAL_IDENTIFIABILITY_S if left == float("inf") else SIDE_PROPERTY_SHARE * left
     if est > cap:
-        return None, (f"local identifiability not attempted: its rank computation is estimated at {est:.0f} s, more "
-                      f"than the {cap:.1f} s given to side properties of shallow networks ({share})")
+        return None, Reason(ReasonCode.LOCAL_IDENTIFIABILITY_SKIPPED, {
+            "estimate_s": est, "cap_s": cap, "share": SIDE_PROPERTY_SHARE,
+            "left_s": None if left == float("inf") else left})
     fd = functional_dimension(net, seed=seed, deadline=time.monotonic() + cap)
     if not fd.complete:
-        return fd, f"local identifiability not established within {cap:.1f} s (rank {fd.rank} of D - N so far)"
+        return fd, Reason(ReasonCode.LOCAL_IDENTIFIABILITY_UNFINISHED, {"cap_s": cap, "rank": fd.rank})
     return fd, None
 
 

@@ -51,6 +51,9 @@ SHARES = {
     "two hidden layers": 0.8,
     # ... within which Theorem 8.2's enumeration takes at most this share, leaving the rest to Theorem W ...
     "theorem 8.2": 0.5,
+    # ... and of what Theorem W has, its first try (the sign tree's regions) this share when the LP-guided
+    # search of the x frame may follow (reluid.analysis.deep.two_layers) ...
+    "theorem w first try": 0.5,
     # ... then the functional dimension, leaving a quarter for the certificate and its check
     "functional dimension": 0.75,
     # a hidden-symmetry verdict: the exact reduction's prover, then the reduced network's own certificate
@@ -173,8 +176,3 @@ class Budget:
     def deadline_of(self, phase: str) -> float | None:
         """``time.monotonic()`` by which ``phase`` stops, from its named share (None when unbounded)."""
         return None if self.seconds is None else time.monotonic() + self.share_of(phase)
-
-    def describe(self) -> str:
-        if self.seconds is None:
-            return "no time budget"
-        return f"time budget {self.seconds:g} s ({self.elapsed():.1f} s used)"

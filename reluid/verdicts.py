@@ -2,6 +2,8 @@
 
 * :class:`Verdict` is what a certificate says about a network: no hidden
   symmetries, a hidden symmetry, or unknown (docs/certificates.md).
+* :class:`ExitCode` is what every ``reluid`` command exits with: the verdicts'
+  codes 0 / 1 / 3, usage errors 2 and invalid input 4.
 * :class:`AuditOutcome` is what ``reluid audit`` records per file: the
   three verdicts and **invalid input** (a file reluid cannot read as the
   function it states; no certificate), each with its exit code, its rank
@@ -12,6 +14,9 @@
   **none** (with a proof), or the answer is **unknown** (with a reason).  A
   solver ``unknown`` or a timeout is always ``UNKNOWN``; it never becomes
   ``NONE``.
+* :class:`Reason` is why an answer is ``unknown``: a :class:`ReasonCode` and
+  its parameters (JSON data), one per sentence; analyses return them and only
+  :mod:`reluid.report.reasons` turns them into words.
 * :class:`ClaimStatus` is what ``reluid check`` concluded about one claim, and
   :class:`CheckState` what a report says of a whole certificate (re-verified,
   rejected, or not re-verified); :class:`FailOn` names the outcomes
@@ -34,8 +39,8 @@ literals (``tests/test_vocabulary.py``).
 
 This module imports nothing from reluid, so every layer may use it.
 
->>> Outcome.FOUND.value, Verdict.HIDDEN.exit_code
-('found', 1)
+>>> Outcome.FOUND.value, Verdict.HIDDEN.exit_code, ExitCode.of(Outcome.NONE)
+('found', 1, 0)
 >>> AuditOutcome.of(Verdict.UNKNOWN).policy_name is FailOn.UNKNOWN, AuditOutcome.INVALID_INPUT.exit_code
 (True, 4)
 >>> f"{ClaimStatus.INFORMATION}", StopReason("time budget").complete
@@ -45,8 +50,12 @@ This module imports nothing from reluid, so every layer may use it.
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, Mapping
 
-__all__ = ["Name", "Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
+__all__ = ["Name", "ExitCode", "Reason", "ReasonCode", "Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
            "ReductionRule", "StopReason", "FlipSetMethod", "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
 
 
@@ -61,6 +70,42 @@ class Name(enum.StrEnum):
         return repr(self.value)
 
 
+class ExitCode(enum.IntEnum):
+    """The exit code of every ``reluid`` command (``sys.exit`` takes the member as the integer it is).
+
+    0 and 1 answer the command's question: no hidden symmetries / certificate
+    valid / networks equal, and hidden symmetry / certificate rejected /
+    networks different (``REJECTED`` and ``DIFFERENT`` are other names of 1);
+    3 is no answer (unknown, a time-out, the memory cap, an internal error),
+    2 a usage error, 4 invalid input (a network or certificate reluid cannot
+    read as what it states).  Like a :class:`Name`, a member shows as the
+    number it is.
+    """
+
+    OK = 0
+    HIDDEN = 1
+    REJECTED = 1
+    DIFFERENT = 1
+    USAGE = 2
+    UNKNOWN = 3
+    INVALID = 4
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    @classmethod
+    def of(cls, outcome: "Outcome | Verdict | AuditOutcome") -> "ExitCode":
+        """The code of a search outcome (none 0, found 1, unknown 3), a verdict or an audit outcome."""
+        if isinstance(outcome, (Verdict, AuditOutcome)):
+            return outcome.exit_code
+        return {Outcome.NONE: cls.OK, Outcome.FOUND: cls.HIDDEN, Outcome.UNKNOWN: cls.UNKNOWN}[Outcome(outcome)]
+
+    @classmethod
+    def answer(cls, yes: bool | None) -> "ExitCode":
+        """The code of a yes/no question: yes 0 (valid, equal), no 1 (rejected, different), None 3 (unknown)."""
+        return cls.UNKNOWN if yes is None else cls.OK if yes else cls.REJECTED
+
+
 class Verdict(enum.StrEnum):
     """The three honest answers about a network (exit codes 0 / 1 / 3)."""
 
@@ -69,8 +114,9 @@ class Verdict(enum.StrEnum):
     UNKNOWN = "unknown"
 
     @property
-    def exit_code(self) -> int:
-        return {"no-hidden-symmetries": 0, "hidden-symmetry": 1, "unknown": 3}[self.value]
+    def exit_code(self) -> ExitCode:
+        return {"no-hidden-symmetries": ExitCode.OK, "hidden-symmetry": ExitCode.HIDDEN,
+                "unknown": ExitCode.UNKNOWN}[self.value]
 
 
 class AuditOutcome(enum.StrEnum):
@@ -91,8 +137,8 @@ class AuditOutcome(enum.StrEnum):
         return cls(Verdict(verdict).value)
 
     @property
-    def exit_code(self) -> int:
-        return 4 if self is AuditOutcome.INVALID_INPUT else Verdict(self.value).exit_code
+    def exit_code(self) -> ExitCode:
+        return ExitCode.INVALID if self is AuditOutcome.INVALID_INPUT else Verdict(self.value).exit_code
 
     @property
     def severity(self) -> int:
@@ -285,3 +331,109 @@ class Frame(Name):
 
     U = "u"
     X = "x"
+
+
+# ---- why an answer is unknown: reasons as data ----
+
+class ReasonCode(Name):
+    """What a :class:`Reason` says; :mod:`reluid.report.reasons` words each code (its docstring lists the params).
+
+    The first group are the sentences of an ``unknown`` decision, in the
+    order the deep decision gives them; the others are the parts those
+    sentences hold (a reason's params may hold reasons, as ``{"code",
+    "params"}`` mappings).
+    """
+
+    # the sentences of a decision
+    NO_DEEP_MECHANISM = "no-deep-mechanism"            # no mechanism certified (docs/mathematics.md §6.2)
+    UNDECIDED_QUESTIONS = "undecided-questions"        # the premise questions left open
+    TWO_HIDDEN_LAYERS = "two-hidden-layers"            # the §8 / Theorem W analysis did not decide
+    FUNDIM = "fundim-result"                           # what the functional dimension came to
+    LOCALLY_IDENTIFIABLE = "locally-identifiable"      # Theorem A1 holds, which is not a verdict
+    DIM_FUN_IS_U = "dim-fun-is-u"                      # dim_fun = U, which is not a verdict
+    SIZE_LIMIT = "size-limit"                          # what a size limit excluded (``limits``)
+    TIME_BUDGET = "time-budget"                        # what the time budget left (``done``, ``left``)
+    FLIP_SET_SEARCH_UNKNOWN = "flip-set-search-unknown"  # one hidden layer: no flip-set method decided
+    PATTERNS_UNKNOWN = "patterns-unknown"              # one hidden layer: realisation patterns undecided (``search``)
+    # a side property of a shallow network not established (its functional dimension; the producer record)
+    LOCAL_IDENTIFIABILITY_SKIPPED = "local-identifiability-skipped"
+    LOCAL_IDENTIFIABILITY_UNFINISHED = "local-identifiability-unfinished"
+    # the questions mechanism detection left open (reluid.analysis.deep.mechanisms), and why
+    QUESTION_SIGN = "question-sign"                    # is a neuron ever active (>0) / negative (<0)?
+    QUESTION_COACTIVE = "question-coactive"            # are two neurons of consecutive layers ever co-active?
+    QUESTION_KINK = "question-kink"                    # negative while the next is active (mechanism iii)?
+    QUESTION_FLIP_SUM = "question-flip-sum"            # is Σ_F W^{l+1} z^l above / below its value (mechanism iv)?
+    UNEXAMINED_COLLAPSED_KINKS = "unexamined-collapsed-kinks"
+    UNEXAMINED_AFFINE_FLIPS = "unexamined-affine-flips"
+    UNEXAMINED_STEPS = "unexamined-steps"              # the steps of detection the time budget left
+    QUESTIONS_NOT_REFUTED = "questions-not-refuted"    # open questions the probes did not refute
+    PROVER_NOT_USED = "prover-not-used"                # why: a mechanism was found, or the prover is disabled
+    OUT_OF_TIME = "out-of-time"                        # why: the time budget was exhausted
+    # parts of a size limit or a time budget
+    FUNDIM_MEMORY = "fundim-memory"                    # the functional dimension needs more memory than the cap
+    LEFT_MECHANISM_DETECTION = "left-mechanism-detection"
+    LEFT_WITNESS_CONSTRUCTION = "left-witness-construction"
+    LEFT_FUNDIM_NOT_STARTED = "left-fundim-not-started"
+    LEFT_FUNDIM_PARTIAL = "left-fundim-partial"
+    # why the realisation-pattern search did not decide (reluid.analysis.shallow.essential, Theorem 4)
+    PATTERN_CASE_LIMIT = "pattern-case-limit"          # more cases (P, q) than the limit
+    PATTERN_TIMEOUT = "pattern-timeout"                # the time ran out, in a case or between cases
+    PATTERN_OWN_CASE = "pattern-own-case"              # the own case's flip-set problem was not certified
+    PATTERN_ENUMERATION_LIMIT = "pattern-enumeration-limit"  # a case beyond the orientation enumeration's limit
+    # why the two-hidden-layer analysis did not decide (reluid.analysis.deep.two_layers)
+    INPUT_DIMENSION_ONE = "input-dimension-one"        # n0 = 1: no bend flats
+    THEOREM_82_SIZE_LIMIT = "theorem-8.2-size-limit"   # n1 beyond the enumeration's limit
+    THEOREM_82_BUDGET = "theorem-8.2-budget"           # the §8 checks ran out of budget
+    HYPOTHESIS_FAILS = "hypothesis-fails"              # one of H0–H4 fails
+    THEOREM_W_FAILS = "theorem-w-fails"                # and Theorem W does not apply either
+    FLIP_SEARCH_UNDECIDED = "flip-search-undecided"    # a theorem applies, the flip-set search is undecided
+
+
+def _json_value(v):
+    """``v`` as read-only JSON data: floats as their exact ``"p/q"``, reasons as ``{"code", "params"}``."""
+    if isinstance(v, Reason):
+        return MappingProxyType({"code": v.code, "params": v.params})
+    if isinstance(v, enum.Enum):
+        return v.value
+    if isinstance(v, bool) or v is None or isinstance(v, (int, str)):
+        return v
+    if isinstance(v, (float, Fraction)):
+        q = Fraction(v)
+        return q.numerator if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+    if isinstance(v, Mapping):
+        return MappingProxyType({str(k): _json_value(x) for k, x in v.items()})
+    if isinstance(v, (list, tuple)):
+        return tuple(_json_value(x) for x in v)
+    raise TypeError(f"a reason's parameter must be JSON data, not {type(v).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why an answer is unknown, as data: a :class:`ReasonCode` and its parameters.
+
+    ``params`` is read-only JSON data (floats, which certificates do not
+    hold, are kept as their exact ``"p/q"``; a nested reason as its
+    ``{"code", "params"}`` mapping).  A code read from a certificate that this
+    version does not know stays a plain string.  Reasons never take part in a
+    verdict: the checker does not read them.
+
+    >>> r = Reason(ReasonCode.FUNDIM_MEMORY, {"estimate_gb": 0.5, "cap_gb": 2})
+    >>> r.code, dict(r.params), r.to_dict()["params"]["estimate_gb"]
+    ('fundim-memory', {'estimate_gb': '1/2', 'cap_gb': 2}, '1/2')
+    """
+
+    code: ReasonCode | str
+    params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self):
+        code = self.code.value if isinstance(self.code, enum.Enum) else self.code
+        object.__setattr__(self, "code", ReasonCode(code) if code in ReasonCode._value2member_map_ else code)
+        object.__setattr__(self, "params", _json_value(self.params))
+
+    def to_dict(self) -> dict:
+        """``{"code": ..., "params": {...}}`` in plain dicts and lists (for JSON)."""
+        def thaw(v):
+            if isinstance(v, Mapping):
+                return {k: thaw(x) for k, x in v.items()}
+            return [thaw(x) for x in v] if isinstance(v, tuple) else v
+        return {"code": str(self.code), "params": thaw(self.params)}

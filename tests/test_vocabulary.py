@@ -34,9 +34,10 @@ from reluid.certificates import schema
 PACKAGE = Path(reluid.__file__).resolve().parent
 DEFINING = {"verdicts.py", "certificates/schema.py"}
 
-#: every enum the two defining modules declare (a new vocabulary is checked without being listed here)
+#: every string enum the two defining modules declare (a new vocabulary is checked without being listed here;
+#: the integer ExitCode is checked by test_no_command_returns_a_bare_exit_integer)
 VOCABULARIES = tuple(v for mod in (verdicts, schema) for v in vars(mod).values()
-                     if isinstance(v, type) and issubclass(v, enum.Enum) and v.__module__ == mod.__name__
+                     if isinstance(v, type) and issubclass(v, enum.StrEnum) and v.__module__ == mod.__name__
                      and v is not verdicts.Name)
 
 #: vocabulary -> the enums it belongs to
@@ -183,3 +184,68 @@ def test_the_vocabularies_are_found():
 def test_every_allowed_literal_is_still_there():
     found = {(m, v) for m, _, v in _package_offenders()}
     assert set(ALLOWED) <= found, f"stale entries of ALLOWED: {sorted(set(ALLOWED) - found)}"
+
+
+# ---- exit codes: every command returns a member of verdicts.ExitCode ----
+
+def _int_literals(node):
+    """The integer constants ``node`` is, directly or as a branch of a conditional or a value of a looked-up dict."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return [node]
+    if isinstance(node, ast.IfExp):
+        return _int_literals(node.body) + _int_literals(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return [c for v in node.values for c in _int_literals(v)]
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Dict):
+        return [c for v in node.value.values for c in _int_literals(v)]
+    return []
+
+
+def bare_exit_codes(source: str, handlers: bool = True) -> list[int]:
+    """Lines where an exit code is a bare integer: returned by a function (every function when ``handlers``,
+    else those named ``exit_code``) or passed to an ``exit`` call."""
+    out = []
+    for fn in ast.walk(ast.parse(source)):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not (handlers or fn.name == "exit_code"):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Return) and node.value is not None:
+                out += [c.lineno for c in _int_literals(node.value)]
+            elif (isinstance(node, ast.Call) and node.args and getattr(node.func, "attr", getattr(node.func, "id", ""))
+                  == "exit"):
+                out += [c.lineno for c in _int_literals(node.args[0])]
+    return sorted(set(out))
+
+
+EXIT_PLANTED = [
+    ("def run(args, stdout, stderr):\n    return 2\n", [2]),
+    ("def run(a, o, e):\n    if a:\n        return ExitCode.OK\n    return 3 if a.x is None else 0\n", [4]),
+    ("def run(a, o, e):\n    return {Outcome.NONE: 0, Outcome.FOUND: 1}[a.outcome]\n", [2]),
+    ("def error(self, m):\n    self.exit(2, m)\n", [2]),
+    ("def run(a, o, e):\n    return ExitCode.of(a.outcome)\n", []),
+    ("def _arch(text):\n    return (*text, 1)\n", []),
+    ("def weight(f):\n    return 0.2 + 0.6 * f\n", []),
+]
+
+
+@pytest.mark.parametrize("source,expected", EXIT_PLANTED)
+def test_the_exit_code_detector_finds_planted_integers(source, expected):
+    assert bare_exit_codes(source) == expected
+
+
+def test_no_command_returns_a_bare_exit_integer():
+    """The handlers of reluid/cli, the proofs runner and every ``exit_code`` return :class:`verdicts.ExitCode`."""
+    sources = [(p, True) for p in sorted((PACKAGE / "cli").glob("*.py"))]
+    sources += [(PACKAGE.parent / "proofs" / "_runner.py", True)] if (PACKAGE.parent / "proofs").is_dir() else []
+    sources += [(p, False) for p in sorted(PACKAGE.rglob("*.py")) if p.parent.name != "cli"]
+    bad = [f"{p.relative_to(PACKAGE.parent).as_posix()}:{line}" for p, handlers in sources
+           for line in bare_exit_codes(p.read_text(encoding="utf-8"), handlers)]
+    assert not bad, "bare exit integers (return a member of reluid.verdicts.ExitCode):\n" + "\n".join(bad)
+
+
+def test_exit_codes_follow_the_outcomes():
+    assert [verdicts.Verdict(v).exit_code for v in ("no-hidden-symmetries", "hidden-symmetry", "unknown")] == [0, 1, 3]
+    assert verdicts.AuditOutcome.INVALID_INPUT.exit_code is verdicts.ExitCode.INVALID == 4
+    assert [verdicts.ExitCode.of(o) for o in verdicts.Outcome] == [1, 0, 3]
+    assert [verdicts.ExitCode.answer(a) for a in (True, False, None)] == [0, 1, 3]
+    assert all(isinstance(o.exit_code, verdicts.ExitCode) for o in verdicts.AuditOutcome)

@@ -101,7 +101,7 @@ def _embed(net: Network, embed: bool | None) -> bool:
 
 
 def certificate_from_decision(net: Network, decision, *, embed: bool | None = None, timeout=None,
-                              seed=0, fundim=None, fundim_note: str | None = None) -> Certificate:
+                              seed=0, fundim=None, fundim_note: Reason | None = None) -> Certificate:
     """Build the certificate for a shallow :class:`~reluid.analysis.shallow.decide.Decision`.
 
     ``embed=None`` embeds the network when it has at most ``EMBED_MAX_PARAMS``
@@ -161,10 +161,10 @@ def certificate_from_decision(net: Network, decision, *, embed: bool | None = No
     if fundim is not None and fundim.points:
         claims.extend(fundim_claims(fundim))
     producer = producer_info(seed=seed, timeout_s=str(timeout) if timeout is not None else None,
-                             stratum=st, fibre_orbits=decision.fibre_orbits, local_identifiability=fundim_note)
+                             stratum=st, fibre_orbits=decision.fibre_orbits, local_identifiability=fundim_note.to_dict() if fundim_note else None)
     return Certificate(verdict=v, network_sha256=net.sha256(), architecture=net.architecture,
                        claims=tuple(claims), network=net if _embed(net, embed) else None, witness=witness,
-                       reason=decision.reason, producer=producer, assumption=net.assumption)
+                       reasons=decision.reasons, producer=producer, assumption=net.assumption)
 
 
 # ---------------------------------------------------------------------------
@@ -405,9 +405,9 @@ def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Ce
                 "timeout_s": str(decision.timeout), "prover_mode": decision.prover_mode,
                 "prover_queries": report.prover_queries}
     if getattr(decision, "budget_note", None):
-        producer["time_budget"] = decision.budget_note
+        producer["time_budget"] = decision.budget_note.to_dict()
     if getattr(decision, "size_note", None):
-        producer["size_limit"] = decision.size_note
+        producer["size_limit"] = decision.size_note.to_dict()
     if getattr(decision, "phase_seconds", ()):
         producer["phase_ms"] = {name: int(1000 * sec) for name, sec in decision.phase_seconds}
     embedded = net if _embed(net, embed) else None
@@ -417,7 +417,7 @@ def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Ce
     info = _deep_information_claims(report, decision.fundim)
     if decision.verdict is not Verdict.HIDDEN:
         return Certificate(verdict=decision.verdict, network_sha256=net.sha256(), architecture=net.architecture,
-                           claims=tuple(info), network=embedded, reason=decision.reason, producer=producer,
+                           claims=tuple(info), network=embedded, reasons=decision.reasons, producer=producer,
                            assumption=net.assumption)
     m, theta2, inputs = decision.mechanism, decision.witness, decision.inputs
     premise = _premise_claim(m, "premise")

@@ -1,4 +1,4 @@
-"""The ``reluid.certificate/2`` format.
+"""The ``reluid.certificate/3`` format.
 
 A certificate records a verdict about one network and the claims behind it.
 It is plain JSON in which every number is an integer or a lowest-terms
@@ -8,14 +8,21 @@ and :mod:`reluid.model` only, because the independent checker reads it.
 
 Layout::
 
-    {"format": "reluid.certificate/2",
+    {"format": "reluid.certificate/3",
      "verdict": "no-hidden-symmetries" | "hidden-symmetry" | "unknown",
-     "reason": "...",                       # unknown only
+     "reasons": [{"code": "...", "params": {...}}, ...],   # unknown only; never evidence
      "network": {"sha256": "...", "architecture": [m, n, k], "embedded": {reluid.network/1},
                  "assumption": "..."},     # only when the input did not state the function itself
      "claims": [{"id", "kind", "statement", "reference", "role", "evidence": {...}}, ...],
      "witness": {"mechanism": "...", "network": {reluid.network/1}, "details": {...}} | null,
      "producer": {"reluid": "...", ...}}     # informational; never makes a claim true
+
+The reasons of an ``unknown`` are data (:class:`~reluid.verdicts.Reason`: a
+code and its parameters), which :mod:`reluid.report.reasons` words; like the
+producer record, they are read by reports only, never by the checker.  The
+earlier ``reluid.certificate/2`` has the same layout with one prose
+``"reason"`` instead; it is still read (and written back as it was), and its
+reason is shown as it stands.
 """
 
 from __future__ import annotations
@@ -33,17 +40,21 @@ from reluid.model.network import Layer, Network
 from reluid.model.jsondata import freeze, thaw
 from reluid.model.rational import parse_canonical
 from reluid.verdicts import (ConditionMethod, CoverMethod, FlipSetMethod, Frame, Mechanism, Name, PinningCase,
-                             PremiseMethod, Verdict)
+                             PremiseMethod, Reason, ReasonCode, Verdict)
 
-__all__ = ["FORMAT", "Verdict", "ClaimKind", "ClaimRole", "Mechanism", "PREMISE_KIND", "FlipSetMethod",
+__all__ = ["FORMAT", "FORMAT_2", "Verdict", "Reason", "ReasonCode", "ClaimKind", "ClaimRole", "Mechanism", "PREMISE_KIND", "FlipSetMethod",
            "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame", "Claim", "Witness", "Certificate", "to_json", "from_json",
            "read_certificate", "write_certificate", "freeze", "thaw", "network_from_dict", "q", "qs"]
 
-FORMAT = "reluid.certificate/2"
+FORMAT = "reluid.certificate/3"
+#: the previous format: a prose ``"reason"`` where /3 has structured ``"reasons"``
+FORMAT_2 = "reluid.certificate/2"
 MAX_CERTIFICATE_BYTES = 1 << 30
 #: Deepest nesting of arrays and objects a certificate may have (the deepest written, a Farkas tree
 #: with its splits, nests two levels per split: 400 allows trees about 195 splits deep).
 MAX_NESTING = 400
+#: Deepest nesting of a reason's parameters (reasons hold a few levels of nested reasons and lists).
+MAX_REASON_NESTING = 16
 
 
 class ClaimKind(enum.StrEnum):
@@ -186,21 +197,27 @@ class Certificate:
     claims: tuple[Claim, ...] = ()
     network: Network | None = None
     witness: Witness | None = None
-    reason: str | None = None
+    #: why an unknown is unknown, as data (:mod:`reluid.report.reasons` words them); never evidence
+    reasons: tuple[Reason, ...] = ()
     producer: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     #: :attr:`Network.assumption` of the network certified: what was taken to
     #: hold where the input did not say.  Recorded and shown, never checkable.
     assumption: str | None = None
+    #: the prose reason of a ``reluid.certificate/2`` file (shown as it stands); new certificates use ``reasons``
+    reason: str | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "verdict", Verdict(self.verdict))
+        object.__setattr__(self, "reasons", tuple(self.reasons))
         object.__setattr__(self, "architecture", tuple(self.architecture))
         object.__setattr__(self, "claims", tuple(self.claims))
         object.__setattr__(self, "producer", freeze(self.producer))
         if self.verdict is Verdict.HIDDEN and self.witness is None:
             raise CertificateError("a hidden-symmetry certificate needs a witness network")
-        if self.verdict is Verdict.UNKNOWN and not self.reason:
+        if self.verdict is Verdict.UNKNOWN and not (self.reasons or self.reason):
             raise CertificateError("an unknown verdict needs a reason")
+        if self.reasons and self.reason:
+            raise CertificateError("a certificate has structured reasons (format /3) or a prose reason (/2), not both")
 
     def _summary(self) -> list[tuple[str, str]]:
         out = [("verdict", self.verdict.value), ("architecture", "-".join(map(str, self.architecture))),
@@ -209,8 +226,8 @@ class Certificate:
                ("claims", str(len(self.claims)))]
         if self.witness is not None:
             out.append(("witness", self.witness.mechanism))
-        if self.reason:
-            out.append(("reason", _clip(self.reason, 100)))
+        if self.reasons or self.reason:
+            out.append(("reason", _clip(self.reason or ", ".join(str(r.code) for r in self.reasons), 100)))
         if self.assumption:
             out.append(("assumption", _clip(self.assumption, 60)))
         return out
@@ -230,7 +247,9 @@ class Certificate:
         return f"<table><caption>reluid certificate</caption>{rows}</table>"
 
     def to_dict(self) -> dict:
-        d = {"format": FORMAT, "verdict": self.verdict.value}
+        d = {"format": FORMAT_2 if self.reason else FORMAT, "verdict": self.verdict.value}
+        if self.reasons:
+            d["reasons"] = [r.to_dict() for r in self.reasons]
         if self.reason:
             d["reason"] = self.reason
         d["network"] = {"sha256": self.network_sha256, "architecture": list(self.architecture)}
@@ -356,7 +375,7 @@ def from_json(text: str | bytes) -> Certificate:
     if isinstance(d, dict) and d.get("format") == "reluid.reduction/1":
         raise CertificateError("a reduction certificate (reluid.reduction/1): re-verify it with "
                                "`reluid minimal --verify CERT NET REDUCED`")
-    if not isinstance(d, dict) or d.get("format") != FORMAT:
+    if not isinstance(d, dict) or d.get("format") not in (FORMAT, FORMAT_2):
         raise CertificateError(f"not a {FORMAT} certificate (format field is {d.get('format') if isinstance(d, dict) else None!r})")
     try:
         verdict = Verdict(_need(d, "verdict", str, "certificate"))
@@ -387,9 +406,28 @@ def from_json(text: str | bytes) -> Certificate:
     producer = d.get("producer") or {}
     if not isinstance(producer, dict):
         raise CertificateError("producer must be an object")
+    reasons, reason = (_reasons(d), None) if d["format"] == FORMAT else ((), d.get("reason"))
+    if reason is not None and not isinstance(reason, str):
+        raise CertificateError("reason must be a string")
     return Certificate(verdict=verdict, network_sha256=sha, architecture=tuple(arch), claims=tuple(claims),
-                       network=embedded, witness=witness, reason=d.get("reason"), producer=producer,
-                       assumption=assumption)
+                       network=embedded, witness=witness, reasons=reasons, producer=producer,
+                       assumption=assumption, reason=reason)
+
+
+def _reasons(d) -> tuple[Reason, ...]:
+    """The ``"reasons"`` of a /3 certificate: a list of ``{"code": str, "params": {...}}`` (not evidence)."""
+    if "reason" in d:
+        raise CertificateError(f"a {FORMAT} certificate gives its reasons as 'reasons', not a prose 'reason'")
+    items = d.get("reasons", [])
+    if not isinstance(items, list):
+        raise CertificateError("reasons must be a list")
+    out = []
+    for i, r in enumerate(items):
+        code, params = _need(r, "code", str, f"reasons[{i}]"), _need(r, "params", dict, f"reasons[{i}]")
+        if _nesting(params) > MAX_REASON_NESTING:
+            raise CertificateError(f"reasons[{i}]: params nested more than {MAX_REASON_NESTING} levels deep")
+        out.append(Reason(code, params))
+    return tuple(out)
 
 
 def read_certificate(path) -> Certificate:

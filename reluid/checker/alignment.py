@@ -20,6 +20,7 @@ from reluid.errors import CertificateError, InvalidArgument
 from reluid.model.rational import parse_canonical
 from reluid.model.network import Network
 from reluid.model.symmetry import GroupElement, act_layers
+from reluid.verdicts import ExitCode
 
 __all__ = ["AlignmentCheck", "parse_alignment", "read_alignment", "check_alignment"]
 
@@ -36,8 +37,8 @@ class AlignmentCheck:
     layers: int = 0
 
     @property
-    def exit_code(self) -> int:
-        return 0 if self.valid else 1
+    def exit_code(self) -> ExitCode:
+        return ExitCode.answer(self.valid)
 
 
 def parse_alignment(text: str) -> dict:

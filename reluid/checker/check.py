@@ -58,7 +58,7 @@ from reluid.checker.registry import VERIFIERS, WORK_LIMIT, Budget, Context, Work
 from reluid.checker.search import SEARCHED
 from reluid.errors import CheckFailed, ReluidError
 from reluid.model.network import Network
-from reluid.verdicts import ClaimStatus, Stratum, Verdict
+from reluid.verdicts import ClaimStatus, ExitCode, Stratum, Verdict
 
 __all__ = ["ClaimCheck", "CheckReport", "check_certificate", "VERIFIED", "INFORMATION", "NOT_REVERIFIED",
            "FAILED"]
@@ -88,8 +88,8 @@ class CheckReport:
     reason: str = ""
 
     @property
-    def exit_code(self) -> int:
-        return 0 if self.valid else 1
+    def exit_code(self) -> ExitCode:
+        return ExitCode.answer(self.valid)
 
     def status(self, claim_id: str) -> ClaimStatus | None:
         return next((c.status for c in self.claims if c.id == claim_id), None)

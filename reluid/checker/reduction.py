@@ -41,7 +41,7 @@ from reluid.errors import CertificateError, CheckFailed, InvalidArgument
 from reluid.model.jsondata import thaw
 from reluid.model.network import Layer, Network
 from reluid.model.rational import parse_canonical
-from reluid.verdicts import PremiseMethod, ReductionRule, Verdict
+from reluid.verdicts import ExitCode, PremiseMethod, ReductionRule, Verdict
 
 __all__ = ["ReductionCheck", "parse_reduction", "read_reduction", "check_reduction", "verify_reduced_no_hidden"]
 
@@ -61,8 +61,8 @@ class ReductionCheck:
     steps: int = 0
 
     @property
-    def exit_code(self) -> int:
-        return 0 if self.valid else 1
+    def exit_code(self) -> ExitCode:
+        return ExitCode.answer(self.valid)
 
 
 class _Reject(Exception):

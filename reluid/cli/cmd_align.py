@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from reluid.cli.common import add_input_options, load_network
+from reluid.verdicts import ExitCode
 
 NAME = "align"
 HELP = "align B to A exactly (permutation and positive scaling per hidden layer) and certify it"
@@ -71,7 +72,7 @@ def write_aligned(net, output: str, sources) -> str:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def run(args, stdout, stderr) -> int:
+def run(args, stdout, stderr) -> ExitCode:
     from reluid import api
     from reluid.report.equivalence import (generate_alignment, generate_alignment_check, generate_alignment_json,
                                            generate_nearest)
@@ -79,12 +80,12 @@ def run(args, stdout, stderr) -> int:
     if args.verify is None and args.output is None and not args.nearest:
         print("reluid align: error: give -o OUT (where to write the aligned network), --nearest or --verify "
               "CERT.json", file=stderr)
-        return 2
+        return ExitCode.USAGE
     if args.nearest and args.output and args.scales == "ratio" and args.verify is None \
             and os.path.splitext(args.output)[1].lower() != ".json":
         print("reluid align: error: with --nearest, the least-squares scalings are rarely floats, so the aligned "
               "network fits only a .json OUT; give --scales pow2 to write a float file exactly", file=stderr)
-        return 2
+        return ExitCode.USAGE
     a, b = load_network(args.reference, args, stderr), load_network(args.other, args, stderr)
     if args.verify is not None:
         doc = api.read_alignment(args.verify)
@@ -108,17 +109,17 @@ def run(args, stdout, stderr) -> int:
             if near is not None:
                 stdout.write(generate_nearest(near, args.reference, args.other, args.output if written else None,
                                               written))
-        return 1 if al.same_orbit is False else 3
+        return ExitCode.DIFFERENT if al.same_orbit is False else ExitCode.UNKNOWN
     if args.output is None:               # --nearest on B in A's orbit: the exact element, nothing written
         if args.format == "json":
             stdout.write(generate_alignment_json(al, args.reference, args.other))
         else:
             stdout.write(generate_alignment(al, args.reference, args.other))
-        return 0
+        return ExitCode.OK
     cert = args.certificate or default_certificate(args.output)
     if os.path.abspath(cert) == os.path.abspath(args.output):
         print("reluid align: error: the certificate and the aligned network would be the same file", file=stderr)
-        return 2
+        return ExitCode.USAGE
     written = write_aligned(al.aligned, args.output, (args.other, args.reference))
     doc = api.alignment_document(al, a, b, reference_name=os.path.basename(args.reference),
                                  other_name=os.path.basename(args.other), aligned_file=os.path.basename(args.output))
@@ -128,4 +129,4 @@ def run(args, stdout, stderr) -> int:
                                              float_type=written, certificate=cert))
     else:
         stdout.write(generate_alignment(al, args.reference, args.other, args.output, cert, float_type=written))
-    return 0
+    return ExitCode.OK

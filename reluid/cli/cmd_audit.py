@@ -7,6 +7,7 @@ import time
 
 from reluid.cli.common import add_input_options, load_network, positive_float, write_text
 from reluid.errors import InvalidNetwork, NotShallow
+from reluid.verdicts import ExitCode
 
 NAME = "audit"
 HELP = "certify every network under the given files/folders; write JUnit/Markdown/HTML reports"
@@ -73,7 +74,7 @@ def _stems(paths) -> dict:
             for p, b in base.items()}
 
 
-def run(args, stdout, stderr) -> int:
+def run(args, stdout, stderr) -> ExitCode:
     from reluid.api import certify, check, progress_bar
     from reluid.report import AuditEntry, generate_junit, generate_summary_markdown
     from reluid.report.junit import FailPolicy, headline, verdict_line
@@ -87,7 +88,7 @@ def run(args, stdout, stderr) -> int:
         policy = FailPolicy.parse(args.fail_on)
     except ValueError as e:
         print(f"reluid audit: error: {e}", file=stderr)
-        return 2
+        return ExitCode.USAGE
     entries, index = [], []
     paths = collect(args.paths)
     stems = _stems(paths)
@@ -134,8 +135,7 @@ def run(args, stdout, stderr) -> int:
             if report.valid:
                 message, short = summary_line(cert), short_summary(cert)
                 facts = unknown_facts(cert, report) if cert.verdict is Verdict.UNKNOWN else []
-                details = "; ".join(summary_details(cert) + (facts or ([short_reason(cert.reason)] if cert.reason
-                                                                     else [])))
+                details = "; ".join(summary_details(cert) + (facts or [r for r in (short_reason(cert),) if r]))
                 if facts:
                     short = f"{cert.verdict.value}: {'; '.join(facts)}"
                 if cert.assumption:
@@ -175,7 +175,7 @@ def run(args, stdout, stderr) -> int:
                                                                           report_links=extra, policy=policy))
     if not entries:
         print("reluid audit: no network files found", file=stderr)
-        return 4
+        return ExitCode.INVALID
     outcomes = [e.outcome for e in entries]
     print(f"reluid audit: {headline(outcomes)}; {verdict_line(outcomes, policy)}", file=stdout)
     return policy.exit_code(outcomes)

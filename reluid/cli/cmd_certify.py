@@ -6,6 +6,7 @@ import argparse
 
 from reluid.cli.common import (add_input_options, add_memory_option, apply_memory_option, load_network,
                                positive_float, write_text)
+from reluid.verdicts import ExitCode
 
 NAME = "certify"
 HELP = "decide whether a network has hidden symmetries; write a certificate"
@@ -35,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input_options(p)
 
 
-def run(args, stdout, stderr) -> int:
+def run(args, stdout, stderr) -> ExitCode:
     from reluid.api import certify, check, progress_bar
     from reluid.budget import Budget
     from reluid.report import AuditEntry, generate_junit, generate_report
@@ -71,7 +72,7 @@ def run(args, stdout, stderr) -> int:
     if report is not None and not report.valid:
         print(f"reluid certify: internal error: the certificate failed its own check ({report.reason}); "
               "no verdict", file=stderr)
-        return 3
+        return ExitCode.UNKNOWN
     return cert.verdict.exit_code
 
 

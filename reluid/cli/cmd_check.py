@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from reluid.verdicts import ExitCode
+
 NAME = "check"
 HELP = "re-verify a certificate without z3 or the search code"
 DESCRIPTION = ("Re-verify CERT exactly with the checker's own derivation rule; it prints the rule it applied and "
@@ -21,7 +23,7 @@ def add_arguments(p) -> None:
     add_input_options(p)
 
 
-def run(args, stdout, stderr) -> int:
+def run(args, stdout, stderr) -> ExitCode:
     from reluid.api import check, read_certificate
     from reluid.report.check import generate_check_text
 
@@ -30,7 +32,7 @@ def run(args, stdout, stderr) -> int:
         print(f"reluid check: error: {args.certificate} names its network by SHA-256 only "
               f"({cert.network_sha256[:16]}…, {cert.architecture}); pass the network with --network NET",
               file=stderr)
-        return 4
+        return ExitCode.INVALID
     net = None
     if args.network:
         from reluid.cli.common import load_network
@@ -39,7 +41,7 @@ def run(args, stdout, stderr) -> int:
             print(f"reluid check: error: {args.network} is not the network {args.certificate} is about (SHA-256 "
                   f"{net.sha256()[:16]}…, {net.architecture}; the certificate names {cert.network_sha256[:16]}…, "
                   f"{cert.architecture})", file=stderr)
-            return 4
+            return ExitCode.INVALID
     import os
 
     size = sum(os.path.getsize(f) for f in (args.certificate, args.network) if f and os.path.isfile(f))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reluid.errors import InvalidArgument
+from reluid.verdicts import ExitCode
 
 NAME = "conditions"
 HELP = "print the polynomial conditions of Lemma 23 / Theorem 5, optionally evaluated at a network"
@@ -29,10 +30,9 @@ def add_arguments(p) -> None:
     add_input_options(p)
 
 
-def run(args, stdout, stderr) -> int:
+def run(args, stdout, stderr) -> ExitCode:
     from reluid.api import conditions, evaluate_conditions
     from reluid.report.conditions import generate_conditions, generate_evaluation
-    from reluid.verdicts import Outcome
 
     net = None
     if args.at:
@@ -49,7 +49,7 @@ def run(args, stdout, stderr) -> int:
     cs = conditions(*arch, literal_definition_9=args.literal_definition_9)
     stdout.write(generate_conditions(cs, fmt="latex" if args.latex else "text", limit=args.limit))
     if net is None:
-        return 0
+        return ExitCode.OK
     ev = evaluate_conditions(theta, literal_definition_9=args.literal_definition_9)
     stdout.write(generate_evaluation(ev, args.at))
-    return {Outcome.NONE: 0, Outcome.FOUND: 1, Outcome.UNKNOWN: 3}[ev.outcome]
+    return ExitCode.of(ev.outcome)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reluid.cli.common import add_input_options, load_network, positive_float
+from reluid.verdicts import ExitCode
 
 NAME = "equiv"
 HELP = "decide whether two networks compute the same function (any depth)"
@@ -73,7 +74,7 @@ def read_points(path: str):
         raise InvalidNetwork(f"--near: {e}", path) from None
 
 
-def run(args, stdout, stderr) -> int:
+def run(args, stdout, stderr) -> ExitCode:
     from reluid.api import difference as measure, equivalent, search_region
     from reluid.errors import InvalidNetwork
     from reluid.report.equivalence import describe_region, generate_equivalence, generate_equivalence_json
@@ -104,4 +105,4 @@ def run(args, stdout, stderr) -> int:
     else:
         stdout.write(generate_equivalence(eq, args.net1, args.net2, depth=a.depth, difference=difference,
                                           region=found, labels=("net1", "net2")))
-    return 3 if eq.equal is None else 0 if eq.equal else 1
+    return ExitCode.answer(eq.equal)

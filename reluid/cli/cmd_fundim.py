@@ -11,6 +11,7 @@ import argparse
 
 from reluid.cli.common import (add_input_options, add_memory_option, apply_memory_option, load_network,
                                positive_float, positive_int, write_text)
+from reluid.verdicts import ExitCode
 
 NAME = "fundim"
 HELP = "certified functional dimension (exact Jacobian rank modulo a prime)"
@@ -41,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input_options(p)
 
 
-def run(args, stdout, stderr) -> int:
+def run(args, stdout, stderr) -> ExitCode:
     from reluid.api import functional_dimension, progress_bar
     from reluid.report.fundim import generate_fundim_json, generate_fundim_text
 
@@ -63,11 +64,11 @@ def run(args, stdout, stderr) -> int:
             stdout.write(f"{args.network}: {c.describe()}\n")
             if args.json:
                 write_text(args.json, json.dumps(cells_fundim_dict(c), indent=1) + "\n")
-            return 0 if c.exact and c.certified else 3
+            return ExitCode.OK if c.exact and c.certified else ExitCode.UNKNOWN
         deadline = None if args.timeout is None else start + args.timeout
         r = functional_dimension(net, points=args.points, seed=args.seed, method="exact" if args.exact else "auto",
                                  deadline=deadline, progress=bar)
     stdout.write(generate_fundim_text(r, args.network))
     if args.json:
         write_text(args.json, generate_fundim_json(r))
-    return 0 if r.certified else 3
+    return ExitCode.OK if r.certified else ExitCode.UNKNOWN

@@ -6,6 +6,7 @@ import os
 from dataclasses import replace
 
 from reluid.cli.common import add_input_options, load_network, positive_float
+from reluid.verdicts import ExitCode
 
 NAME = "minimal"
 HELP = "reduce a network exactly (any depth) with a certificate; the minimal form of a shallow network"
@@ -36,21 +37,21 @@ def default_certificate(output: str) -> str:
     return os.path.splitext(output)[0] + ".reduction.json"
 
 
-def run(args, stdout, stderr) -> int:
+def run(args, stdout, stderr) -> ExitCode:
     from reluid import api
     from reluid.report.reduction import generate_reduction, generate_reduction_check
 
     if args.verify is not None:
         if args.reduced is None:
             print("reluid minimal: error: --verify CERT needs NET and REDUCED", file=stderr)
-            return 2
+            return ExitCode.USAGE
         doc = api.read_reduction(args.verify)
         res = api.check_reduction(doc, load_network(args.network, args), load_network(args.reduced, args))
         stdout.write(generate_reduction_check(res, args.verify))
         return res.exit_code
     if args.reduced is not None:
         print("reluid minimal: error: a second network is read only with --verify", file=stderr)
-        return 2
+        return ExitCode.USAGE
     net = load_network(args.network, args)
     if args.output is None and net.is_shallow:
         mf = api.minimal_form(net)
@@ -61,19 +62,19 @@ def run(args, stdout, stderr) -> int:
             out = replace(out, assumption=net.assumption)
         text = api.generate_json(out)
         stdout.write(text if text.endswith("\n") else text + "\n")
-        return 0
+        return ExitCode.OK
     r = api.reduce_network(net, timeout=args.timeout, seed=args.seed)
     if args.output is None:
         text = api.generate_json(r.reduced)
         stdout.write(text if text.endswith("\n") else text + "\n")
-        return 0
+        return ExitCode.OK
     cert = args.certificate or default_certificate(args.output)
     if os.path.abspath(cert) == os.path.abspath(args.output):
         print("reluid minimal: error: the certificate and the reduced network would be the same file", file=stderr)
-        return 2
+        return ExitCode.USAGE
     api.save(r.reduced, args.output)
     doc = api.reduction_document(r, original_name=os.path.basename(args.network),
                                  reduced_file=os.path.basename(args.output))
     api.write_reduction(doc, cert)
     stdout.write(generate_reduction(r, args.network, args.output, cert))
-    return 0
+    return ExitCode.OK

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reluid.errors import InvalidArgument
+from reluid.verdicts import ExitCode
 
 NAME = "prove"
 HELP = "check the papers' statements (proofs/) and write reports/proofs.md and reports/proofs.json"
@@ -40,7 +41,7 @@ def add_arguments(p) -> None:
     p.add_argument("--list", action="store_true", help="list the statements and exit")
 
 
-def run(args, stdout, stderr) -> int:
+def run(args, stdout, stderr) -> ExitCode:
     from reluid.api import prove
     from reluid.proofs import _runner
     from reluid.report.proofs import generate_proofs_line, generate_proofs_listing, generate_proofs_summary
@@ -48,7 +49,7 @@ def run(args, stdout, stderr) -> int:
 
     if args.list:
         stdout.write(generate_proofs_listing(_runner.discover()))
-        return 0
+        return ExitCode.OK
     width = max((len(s.name) for s in _runner.discover()), default=10)
 
     def progress(r):

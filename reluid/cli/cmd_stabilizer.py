@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reluid.cli.common import add_input_options, load_network
+from reluid.verdicts import ExitCode
 
 NAME = "stabilizer"
 HELP = "print the stabilizer of a shallow network in H_n"
@@ -14,9 +15,9 @@ def add_arguments(p) -> None:
     add_input_options(p)
 
 
-def run(args, stdout, stderr) -> int:
+def run(args, stdout, stderr) -> ExitCode:
     from reluid.api import stabilizer
     from reluid.report.shallow import generate_stabilizer
 
     stdout.write(generate_stabilizer(stabilizer(load_network(args.network, args))))
-    return 0
+    return ExitCode.OK

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 
 from reluid.cli.common import positive_int, write_text
+from reluid.verdicts import ExitCode
 
 NAME = "survey"
 HELP = "reproduce the functional-dimension survey (Figure 6 of Grigsby-Lindsey-Rolnick)"
@@ -40,16 +41,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "terminal)")
 
 
-def run(args, stdout, stderr) -> int:
+def run(args, stdout, stderr) -> ExitCode:
     from reluid.api import progress_bar, run_survey
     from reluid.report.survey import (generate_survey_json, generate_survey_markdown, generate_survey_text,
                                       write_survey_plot)
     if not args.bias_variance >= 0:
         print("reluid survey: error: --bias-variance must be >= 0", file=stderr)
-        return 2
+        return ExitCode.USAGE
     if args.depth < 3:
         print("reluid survey: error: --depth must be at least 3 (two hidden layers)", file=stderr)
-        return 2
+        return ExitCode.USAGE
 
     with progress_bar(args.progress, stream=stderr) as bar:
         result = run_survey(depth=args.depth, width=args.width, input_dim=args.input_dim, networks=args.networks,
@@ -62,4 +63,4 @@ def run(args, stdout, stderr) -> int:
         write_text(args.json, generate_survey_json([result]))
     if args.markdown:
         write_text(args.markdown, generate_survey_markdown([result]))
-    return 0
+    return ExitCode.OK

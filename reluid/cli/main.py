@@ -2,7 +2,7 @@
 
 Each subcommand lives in its own module ``reluid.cli.cmd_<name>`` exposing
 ``NAME``, ``HELP``, ``add_arguments(parser)`` and
-``run(args, stdout, stderr) -> int`` so tests can call handlers directly.
+``run(args, stdout, stderr) -> ExitCode`` so tests can call handlers directly.
 
 Exit codes (everywhere): 0 certified / valid / equal, 1 hidden symmetry /
 rejected / different, 2 usage, 3 unknown, 4 invalid input.
@@ -17,10 +17,13 @@ import sys
 
 from reluid.errors import (CertificateError, IncompatibleNetworks, InvalidArgument, InvalidNetwork, NotShallow,
                            ReluidError)
+from reluid.verdicts import ExitCode
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_HIDDEN", "EXIT_USAGE", "EXIT_UNKNOWN", "EXIT_INVALID"]
 
-EXIT_OK, EXIT_HIDDEN, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INVALID = 0, 1, 2, 3, 4
+#: the exit codes under their earlier names (:class:`reluid.verdicts.ExitCode` is the vocabulary)
+EXIT_OK, EXIT_HIDDEN, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INVALID = (ExitCode.OK, ExitCode.HIDDEN, ExitCode.USAGE,
+                                                           ExitCode.UNKNOWN, ExitCode.INVALID)
 
 COMMANDS = ("certify", "check", "equiv", "align", "minimal", "stabilizer", "conditions", "audit", "prove",
             "fundim", "survey")
@@ -34,7 +37,7 @@ def _version() -> str:
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # usage errors exit 2 with one line
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
 
 
 def _modules():
@@ -59,45 +62,45 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None, stdout=None, stderr=None) -> int:
+def main(argv=None, stdout=None, stderr=None) -> ExitCode:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help(stdout)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         return args._run(args, stdout, stderr)
     except (InvalidNetwork, CertificateError) as e:
         print(f"reluid {args.command}: error: {_one_line(e)}", file=stderr)
-        return EXIT_INVALID
+        return ExitCode.INVALID
     except (NotShallow, IncompatibleNetworks) as e:
         print(f"reluid {args.command}: error: {_one_line(e)}", file=stderr)
-        return EXIT_INVALID
+        return ExitCode.INVALID
     except InvalidArgument as e:
         print(f"reluid {args.command}: error: {_one_line(e)}", file=stderr)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except ReluidError as e:
         print(f"reluid {args.command}: error: {_one_line(e)}", file=stderr)
-        return EXIT_UNKNOWN
+        return ExitCode.UNKNOWN
     except MemoryError:  # the data-segment backstop of --memory-gb: an estimate was too low
         from reluid.budget import memory_cap_gb
 
         print(f"reluid {args.command}: the memory cap of {memory_cap_gb():.1f} GB was reached (--memory-gb); "
               "no verdict", file=stderr)
-        return EXIT_UNKNOWN
+        return ExitCode.UNKNOWN
     except BrokenPipeError:  # output piped into e.g. `head`
-        return EXIT_OK
+        return ExitCode.OK
     except KeyboardInterrupt:
         print(f"reluid {args.command}: interrupted", file=stderr)
-        return EXIT_UNKNOWN
+        return ExitCode.UNKNOWN
     except Exception as e:  # an internal error: one line, never a verdict
         if os.environ.get("RELUID_DEBUG"):
             raise
         print(f"reluid {args.command}: internal error: {type(e).__name__}: {_one_line(e)} "
               "(set RELUID_DEBUG=1 for a traceback)", file=stderr)
-        return EXIT_UNKNOWN
+        return ExitCode.UNKNOWN
 
 
 def _one_line(e: Exception) -> str:

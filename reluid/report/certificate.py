@@ -17,7 +17,6 @@ from 0 (docs/certificates.md).
 from __future__ import annotations
 
 import os
-import re
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from fractions import Fraction
 from reluid.certificates.schema import Certificate, ClaimKind, to_json
 from reluid.model.network import Network
 from reluid.report import mathml as mm
+from reluid.report import reasons as words
 from reluid.report.mathml import Formula
 from reluid.verdicts import CheckState, ClaimStatus, FlipSetMethod, Verdict
 
@@ -33,7 +33,7 @@ __all__ = ["generate_text", "generate_markdown", "generate_html", "generate_repo
            "summary_line", "short_summary", "summary_details", "short_reason", "fmt_q", "fmt_decimal", "fmt_vec",
            "unknown_facts",
            "certificate_view", "CertificateView", "ClaimView", "WitnessView", "Para",
-           "WIDTH", "wrap", "relative_link", "reason_sentences"]
+           "WIDTH", "wrap", "relative_link"]
 
 MAX_LISTED_NEURONS = 12
 MAX_LISTED_PARAMS = 80
@@ -204,45 +204,6 @@ def _check_detail(check) -> str:
     if check is None:
         return "not run (reluid check re-verifies every claim)"
     return check.rule if check.valid else check.reason
-
-
-_QUOTED_LIST = re.compile(r"\[((?:'[^'\[\]]*'(?:, )?)+)\]")
-
-
-def _lists_as_tuples(text: str) -> str:
-    """``['2/3', '0']`` (a Python list of strings inside a reason) written as the vector ``(2/3, 0)``."""
-    return _QUOTED_LIST.sub(lambda m: "(" + m.group(1).replace("'", "") + ")", text)
-
-
-def reason_sentences(reason: str | None) -> tuple:
-    """A long reason split into its sentences (top-level '. '), each without its full stop."""
-    if not reason:
-        return ()
-    reason = _lists_as_tuples(reason)
-    parts, depth, cur = [], 0, []
-    i = 0
-    while i < len(reason):
-        ch = reason[i]
-        depth += ch in "([{"
-        depth -= ch in ")]}"
-        if ch == "." and depth == 0 and reason[i + 1:i + 2] == " ":
-            parts.append("".join(cur).strip())
-            cur = []
-            i += 2
-            continue
-        cur.append(ch)
-        i += 1
-    if cur:
-        parts.append("".join(cur).strip().rstrip("."))
-    # said once: a later "architecture (…), " repeats what an earlier sentence already named
-    out = []
-    for p in parts:
-        for arch in re.findall(r"architecture (\([\d, ]+\))", p):
-            if any(arch in q for q in out):
-                p = p.replace(f"architecture {arch}, ", "").replace(f"; architecture {arch}", "")
-        if p:
-            out.append(p)
-    return tuple(out)
 
 
 def _network_lines(net: Network) -> list:
@@ -443,13 +404,13 @@ def _property_lines(cert: Certificate, check) -> list[str]:
                      "network; θ itself has the hidden symmetries of its redundancy (the verdict).")
     note = cert.producer.get("local_identifiability") if hasattr(cert.producer, "get") else None
     if not li and not fd and note:
-        lines.append(f"Locally identifiable: {note}.")
-    tb = cert.producer.get("time_budget") if hasattr(cert.producer, "get") else None
-    if tb:
-        lines.append(f"Time budget: {tb}.")
-    sl = cert.producer.get("size_limit") if hasattr(cert.producer, "get") else None
-    if sl:
-        lines.append(f"Size limit: {sl}.")
+        lines.append(f"Locally identifiable: {words.note(note)}.")
+    for key, head in (("time_budget", "Time budget"), ("size_limit", "Size limit")):
+        note = cert.producer.get(key) if hasattr(cert.producer, "get") else None
+        if isinstance(note, Mapping) and "code" in note:    # a reason (format /3): its sentence names it
+            lines.append(f"{words.sentence(note)}.")
+        elif note:                                          # the words of a /2 certificate
+            lines.append(f"{head}: {note}.")
     return lines
 
 
@@ -472,7 +433,7 @@ def certificate_view(cert: Certificate, network: Network | None = None, title: s
     return CertificateView(
         title=f"reluid certificate: {source}", source=source, verdict=cert.verdict, check=CheckState.of(check),
         check_detail=_check_detail(check), sha256=cert.network_sha256, architecture=tuple(cert.architecture),
-        assumption=cert.assumption, reason=reason_sentences(cert.reason), network=net,
+        assumption=cert.assumption, reason=words.certificate_reasons(cert), network=net,
         network_lines=tuple(_network_lines(net)) if net is not None else (), claims=tuple(claims),
         witness=_witness_view(cert.witness) if cert.witness is not None else None,
         conclusion=CONCLUSION[cert.verdict], links=tuple(links), producer=dict(cert.producer),
@@ -620,8 +581,8 @@ def summary_line(cert: Certificate) -> str:
     s = short_summary(cert, reason=False)
     if any(c.kind == ClaimKind.LOCAL_IDENTIFIABILITY for c in cert.claims):
         s += " (local identifiability claimed: near θ only)"
-    if cert.reason:
-        s += f": {_lists_as_tuples(cert.reason)}"
+    if cert.reasons or cert.reason:
+        s += f": {words.text(cert.reasons) or cert.reason}"
     if cert.assumption:
         s += f" [assumption: {cert.assumption}]"
     return s
@@ -667,49 +628,22 @@ def unknown_facts(cert: Certificate, check=None) -> list[str]:
             out.append(f"rank gap: dim_fun ≥ {rank} < U = {U} (gap {U - rank}; evidence of hidden symmetries near "
                        "θ, not a verdict)" if rank < U else f"dim_fun = U = {U}: no rank gap, not locally "
                        "identifiable by Theorem A1")
-    for sentence in reason_sentences(cert.reason):
-        m = re.search(r"hypotheses of .*? fail: (.*)", sentence)
-        if m:
-            out.append(f"Theorem 8.2 not applicable: {_first_clause(m.group(1))}")
-        elif sentence.startswith("Time budget") or " ran out" in sentence:
-            out.append(sentence[0].lower() + sentence[1:])
+    out += words.facts(cert.reasons)
     if not out:
         note = cert.producer.get("local_identifiability") if hasattr(cert.producer, "get") else None
         if note:
-            out.append(str(note))
+            out.append(words.note(note))
     return out
 
 
-def _first_clause(text: str) -> str:
-    """``text`` up to its first top-level '; '."""
-    depth = 0
-    for k, ch in enumerate(text):
-        depth += ch in "([{"
-        depth -= ch in ")]}"
-        if ch == ";" and depth == 0:
-            return text[:k]
-    return text
-
-
-def short_reason(reason: str | None) -> str:
-    """The first clause of a reason (up to its first top-level '; ' or sentence end)."""
-    if not reason:
-        return ""
-    first = reason_sentences(reason)[0]
-    first = re.sub(r"^no mechanism of hidden symmetry certified for the deep architecture \([\d, ]+\): ",
-                   "no mechanism of hidden symmetry certified: ", first)
-    depth = 0
-    for k, ch in enumerate(first):
-        depth += ch in "([{"
-        depth -= ch in ")]}"
-        if ch == ";" and depth == 0:
-            return first[:k]
-    return first
+def short_reason(cert: Certificate) -> str:
+    """The first clause of the certificate's reason (a /2 certificate's prose reason as it stands)."""
+    return words.short(cert.reasons) or cert.reason or ""
 
 
 def short_summary(cert: Certificate, *, reason: bool = True) -> str:
     """The verdict with its mechanism or evidence, and the first clause of the reason (tables, badges)."""
     s = cert.verdict.value + "".join(f" ({d})" for d in summary_details(cert))
-    if reason and cert.reason:
-        s += f": {short_reason(cert.reason)}"
+    if reason and (cert.reasons or cert.reason):
+        s += f": {short_reason(cert)}"
     return s

@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
-from reluid.verdicts import AuditOutcome, CheckState, FailOn
+from reluid.verdicts import AuditOutcome, CheckState, ExitCode, FailOn
 
 __all__ = ["AuditEntry", "FailPolicy", "generate_junit", "generate_summary_markdown", "headline", "STATUS",
            "OUTCOME_WORDS"]
@@ -100,9 +100,9 @@ class FailPolicy:
             return STATUS[o.value][0]
         return "skipped" if o in (AuditOutcome.UNKNOWN, AuditOutcome.INVALID_INPUT) else None
 
-    def exit_code(self, outcomes) -> int:
+    def exit_code(self, outcomes) -> ExitCode:
         failing = [AuditOutcome(o) for o in outcomes if self.fails(o)]
-        return max(failing, key=lambda o: o.severity).exit_code if failing else 0
+        return max(failing, key=lambda o: o.severity).exit_code if failing else ExitCode.OK
 
     def describe(self) -> str:
         """``hidden symmetry, invalid input`` (in the order of NAMES), or ``nothing``."""
@@ -139,7 +139,7 @@ class AuditEntry:
     n_params: int | None = None
 
     @property
-    def exit_code(self) -> int:
+    def exit_code(self) -> ExitCode:
         return AuditOutcome(self.outcome).exit_code
 
     def files(self, base: str | None) -> list[tuple[str, str]]:

@@ -212,9 +212,9 @@ def m_flip_verdict(d, rng, others):
     choices = [v for v in ("no-hidden-symmetries", "hidden-symmetry", "unknown") if v != d["verdict"]]
     d["verdict"] = rng.choice(choices)
     if d["verdict"] == "unknown":
-        d["reason"] = "forged"
+        d["reasons"] = [{"code": "forged", "params": {}}]
     else:
-        d.pop("reason", None)
+        d.pop("reasons", None)
     if d["verdict"] == "hidden-symmetry" and not d.get("witness"):
         d["witness"] = {"mechanism": "flip-set", "network": copy.deepcopy(d["network"]["embedded"]), "details": {}}
     return d
@@ -249,9 +249,9 @@ def m_transplant(d, rng, others):
         return None
     o = copy.deepcopy(rng.choice(same))
     d["claims"], d["witness"], d["verdict"] = o["claims"], o.get("witness"), o["verdict"]
-    d.pop("reason", None)
-    if o.get("reason"):
-        d["reason"] = o["reason"]
+    d.pop("reasons", None)
+    if o.get("reasons"):
+        d["reasons"] = o["reasons"]
     return d
 
 
@@ -276,7 +276,7 @@ def m_orbit_witness(d, rng, others):
     from reluid.model.symmetry import GroupElement
     g = GroupElement(tuple(perm), tuple(Fraction(rng.randint(1, 5), rng.randint(1, 5)) for _ in range(t.n)))
     d["verdict"] = "hidden-symmetry"
-    d.pop("reason", None)
+    d.pop("reasons", None)
     d["witness"] = {"mechanism": "flip-set", "network": g.act(t).to_network(name="witness").to_dict(),
                     "details": {}}
     return d

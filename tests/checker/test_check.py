@@ -73,7 +73,7 @@ def witness_of(theta) -> Witness:
 
 def unknown(cert):
     claims = [c for c in cert.claims if c.kind != ClaimKind.WITNESS]      # it speaks of the witness dropped
-    return dataclasses.replace(cert, verdict=Verdict.UNKNOWN, reason="time budget", witness=None, claims=tuple(claims))
+    return dataclasses.replace(cert, verdict=Verdict.UNKNOWN, reasons=(), reason="time budget", witness=None, claims=tuple(claims))
 
 
 def force(cert, **fields):

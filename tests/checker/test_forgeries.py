@@ -108,14 +108,14 @@ def _opposite_forgeries(d):
                     w = Shallow(t.M, tuple(A), tuple(b), tuple(c), t.m)
                     f = copy.deepcopy(d)
                     f["verdict"] = "hidden-symmetry"
-                    f.pop("reason", None)
+                    f.pop("reasons", None)
                     f["witness"] = {"mechanism": "flip-set", "network": w.to_network().to_dict(), "details": {}}
                     out.append(f)
         for o in same:
             if o.get("witness"):
                 f = copy.deepcopy(d)
                 f["verdict"], f["witness"] = "hidden-symmetry", copy.deepcopy(o["witness"])
-                f.pop("reason", None)
+                f.pop("reasons", None)
                 out.append(f)
     return out
 

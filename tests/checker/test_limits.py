@@ -57,7 +57,7 @@ def test_hostile_json_is_malformed_not_a_crash(mutate, match):
 
 def _with_claims(cert: Certificate, *claims) -> Certificate:
     return Certificate(cert.verdict, cert.network_sha256, cert.architecture, tuple(claims), network=cert.network,
-                       witness=cert.witness, reason=cert.reason)
+                       witness=cert.witness, reasons=cert.reasons, reason=cert.reason)
 
 
 def test_enumeration_modulo_a_small_prime_is_refused():

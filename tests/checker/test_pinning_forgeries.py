@@ -44,7 +44,7 @@ E4_NET = net([[F(-11, 16), F(3, 16), F(5, 8)], [F(-13, 8), F(-1, 8), F(-47, 16)]
 def _cert(n):
     c = certify(n, timeout=60)
     d = json.loads(to_json(c))
-    assert any(cl["kind"] == "deep-two-layer-pinning" for cl in d["claims"]), d.get("reason")
+    assert any(cl["kind"] == "deep-two-layer-pinning" for cl in d["claims"]), d.get("reasons")
     return d
 
 

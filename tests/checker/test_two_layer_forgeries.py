@@ -250,7 +250,7 @@ def _h4_failing_no_hidden_certificate():
             continue
         d = json.loads(to_json(certify(n, timeout=20)))
         d["verdict"] = "no-hidden-symmetries"
-        d.pop("reason", None)
+        d.pop("reasons", None)
         d["claims"] = [{"id": "h", "kind": "deep-two-layer-hypotheses", "statement": "H0–H4", "reference": "§8",
                         "role": "verdict", "evidence": json.loads(json.dumps(two_layer_evidence(r), default=str))}]
         for layer, v in ((1, views[0]), (2, views[1])):

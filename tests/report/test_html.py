@@ -12,7 +12,7 @@ import pytest
 import reluid
 from reluid.cli.main import main
 from reluid.report.arrangement import arrangement, changed_neurons
-from reluid.report.certificate import WIDTH, certificate_view, generate_markdown, generate_text, reason_sentences
+from reluid.report.certificate import WIDTH, certificate_view, generate_markdown, generate_text
 from reluid.report.html import generate_page
 from tests.paths import EXAMPLES
 
@@ -157,11 +157,6 @@ def test_text_reports_are_wrapped_and_say_each_thing_once():
     assert out.count("neurons [1, 2]") + out.count("neurons {1, 2}") == 2     # the witness claim and its location
     assert "F = {1, 2} in hidden layer 1" in out and "F = [0, 1]" not in out
     assert "Vanishing" not in run("certify", ex("theta1.json"))[1]
-
-
-def test_reason_sentences():
-    assert reason_sentences("a (b. c). d; e. f") == ("a (b. c)", "d; e", "f")
-    assert reason_sentences(None) == ()
 
 
 @pytest.mark.parametrize("name, neuron", [("deep_dead_neuron.json", "neuron 1 of hidden layer 2 is dead")])

@@ -137,5 +137,5 @@ def test_notebook_reprs_are_short(audit):
     assert "witness: dead-output" in repr(hidden) and repr(hidden.witness).startswith("<Witness dead-output")
     import dataclasses
 
-    evil = dataclasses.replace(deep, reason="<script>alert(1)</script> & more")
+    evil = dataclasses.replace(deep, reasons=(), reason="<script>alert(1)</script> & more")     # a /2 prose reason
     assert "<script>" not in evil._repr_html_() and "&lt;script&gt;" in evil._repr_html_()

@@ -53,7 +53,7 @@ from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.progress import phases
 from reluid.budget import Budget
 from reluid.model.network import Network
-from reluid.verdicts import PremiseMethod, StopReason, Verdict
+from reluid.verdicts import PremiseMethod, Reason, ReasonCode, StopReason, Verdict
 
 __all__ = ["DeepDecision", "decide_deep", "agreement_inputs", "SIMPLICITY", "SIMPLE_KINDS", "preference"]
 
@@ -88,16 +88,17 @@ class DeepDecision:
         Exact inputs at which θ and θ′ were compared (a sanity check).
     fundim : FunDimResult or None
         The certified functional dimension, when computed.
-    reason : str or None
-        Why the verdict is unknown.
+    reasons : tuple of Reason
+        Why the verdict is unknown, one :class:`~reluid.verdicts.Reason` per sentence
+        (:mod:`reluid.report.reasons` words them).
     seed, timeout, prover_mode
         How the decision was made (recorded by the certificate's producer).
     theorem : TwoLayerResult or None
         The checks of docs/mathematics.md §8 (two hidden layers).  When the verdict rests on
         them, ``mechanism`` is None and ``witness`` is θ^{F1,F2} (hidden symmetry).
-    budget_note : str or None
+    budget_note : Reason or None
         When the time budget ran out: which phases were done and what was left.
-    size_note : str or None
+    size_note : Reason or None
         What a size limit (not the time budget) excluded, e.g. a functional dimension whose
         memory estimate exceeds the limit.
     phase_seconds : tuple of (str, float)
@@ -112,14 +113,14 @@ class DeepDecision:
     delta: Fraction | None = None
     inputs: tuple[tuple[Fraction, ...], ...] = ()
     fundim: FunDimResult | None = None
-    reason: str | None = None
+    reasons: tuple[Reason, ...] = ()
     seed: int = 0
     timeout: float | None = None
     prover_mode: str = "auto"
     theorem: TwoLayerResult | None = None
-    budget_note: str | None = None
+    budget_note: Reason | None = None
     phase_seconds: tuple[tuple[str, float], ...] = ()
-    size_note: str | None = None
+    size_note: Reason | None = None
 
 
 def preference(m: Mechanism, zero_rows=()) -> tuple:
@@ -245,8 +246,8 @@ def _by_theorem(net, theorem: TwoLayerResult, report: MechanismReport, *, timeou
     note = None
     if fundim:
         if budget.expired():
-            note = (f"the {budget.describe()} ran out: done: mechanism detection, two hidden layers; left: "
-                    "functional dimension")
+            note = _time_budget(budget, True, ["mechanism detection", "two hidden layers"],
+                                ["functional dimension"])
         else:
             phase("functional dimension")
             t = time.monotonic()
@@ -272,7 +273,7 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
     left = []       # what the time budget left undone
     limits = []     # what a size limit excluded (never reported as a budget)
     if report.out_of_time:
-        left.append("part of mechanism detection (" + "; ".join(report.out_of_time) + ")")
+        left.append(Reason(ReasonCode.LEFT_MECHANISM_DETECTION, {"questions": report.out_of_time}))
 
     chosen = None
     candidates = sorted(report.mechanisms, key=lambda m: preference(m, zero))
@@ -281,7 +282,7 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
         t = time.monotonic()
         for n, m in enumerate(candidates):
             if budget.expired():
-                left.append(f"witness construction for {len(candidates) - n} mechanism(s)")
+                left.append(Reason(ReasonCode.LEFT_WITNESS_CONSTRUCTION, {"mechanisms": len(candidates) - n}))
                 break
             got = _witness_for(net, m, inputs)
             if got is not None:
@@ -300,45 +301,51 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
             done.append("functional dimension")
         elif (fd.stop_reason == StopReason.NOT_ATTEMPTED and fd.estimate_gb is not None
               and fd.memory_cap_gb is not None and fd.estimate_gb > fd.memory_cap_gb):
-            limits.append(f"functional dimension not attempted: it needs about {fd.estimate_gb:.2g} GB of memory, "
-                          f"more than the {fd.memory_cap_gb:.2g} GB left under the memory cap (a size limit: a "
-                          "longer time budget does not help; reluid certify --memory-gb raises the cap)")
+            limits.append(Reason(ReasonCode.FUNDIM_MEMORY, {"estimate_gb": fd.estimate_gb,
+                                                            "cap_gb": fd.memory_cap_gb}))
         elif fd.stop_reason == StopReason.NOT_ATTEMPTED:
-            left.append(f"functional dimension (not started: {fd.needs()})")
+            left.append(Reason(ReasonCode.LEFT_FUNDIM_NOT_STARTED, {"needs": fd.needs()}))
         else:
-            left.append(f"functional dimension (rank {fd.rank} of U = {fd.upper_bound} certified so far; "
-                        f"the whole computation needs about {fd.estimate_s:.0f} s)")
+            left.append(Reason(ReasonCode.LEFT_FUNDIM_PARTIAL, {"rank": fd.rank, "upper_bound": fd.upper_bound,
+                                                                "estimate_s": fd.estimate_s}))
     phase("certificate")
     note = None
     if left:
         ran_out = budget.expired() or (fd is not None and fd.stop_reason == StopReason.TIME_BUDGET)
-        head = f"the {budget.describe()} ran out" if ran_out else f"{budget.describe()}"
-        note = f"{head}: done: {', '.join(done)}; left: {'; '.join(left)}"
-    size_note = "; ".join(limits) or None
+        note = _time_budget(budget, ran_out, done, left)
+    size_note = Reason(ReasonCode.SIZE_LIMIT, {"limits": limits}) if limits else None
     common = dict(network=net, report=report, inputs=inputs, fundim=fd, seed=seed, timeout=timeout,
                   prover_mode=prover, theorem=theorem, budget_note=note, phase_seconds=tuple(spent),
                   size_note=size_note)
     if chosen is not None:
         m, theta2, delta = chosen
         return DeepDecision(Verdict.HIDDEN, mechanism=m, witness=theta2, delta=delta, **common)
-    reason = (f"no mechanism of hidden symmetry certified for the deep architecture {net.architecture}: "
-              f"{report.summary()}")
+    reasons = [_no_mechanism(net, report)]
     if report.undecided:
-        shown = "; ".join(f"{q} ({why})" for q, why in report.undecided[:5])
-        more = f" and {len(report.undecided) - 5} more" if len(report.undecided) > 5 else ""
-        reason += f". Undecided: {shown}{more}"
+        reasons.append(Reason(ReasonCode.UNDECIDED_QUESTIONS, {"questions": report.undecided[:5],
+                                                               "more": max(0, len(report.undecided) - 5)}))
     if theorem is not None:
-        reason += f". Two hidden layers: {theorem.reason}"
-    reason += f". Functional dimension: {fd.describe()}"
+        reasons.append(Reason(ReasonCode.TWO_HIDDEN_LAYERS, {"theorem": theorem.reason}))
+    reasons.append(Reason(ReasonCode.FUNDIM, {"architecture": net.architecture, "detail": fd.describe()}))
     if fd.full_rank:
-        reason += (". θ is locally identifiable (Theorem A1, docs/mathematics.md §6): near θ every parameter with "
-                   "the same function is a positive rescaling of θ; this does not exclude hidden symmetries far "
-                   "from θ, and no complete method is known for deep networks")
+        reasons.append(Reason(ReasonCode.LOCALLY_IDENTIFIABLE))
     elif fd.certified:
-        reason += (". dim_fun = U is consistent with no hidden symmetries but does not prove it; no complete "
-                   "method is known for deep networks")
-    if size_note:
-        reason += f". Size limit: {size_note}"
-    if note:
-        reason += f". Time budget: {note}"
-    return DeepDecision(Verdict.UNKNOWN, reason=reason, **common)
+        reasons.append(Reason(ReasonCode.DIM_FUN_IS_U))
+    reasons += [r for r in (size_note, note) if r is not None]
+    return DeepDecision(Verdict.UNKNOWN, reasons=tuple(reasons), **common)
+
+
+def _no_mechanism(net: Network, report: MechanismReport) -> Reason:
+    """What mechanism detection checked and found (docs/mathematics.md §6.2), as data."""
+    act = report.activity
+    return Reason(ReasonCode.NO_DEEP_MECHANISM, {
+        "architecture": net.architecture, "mechanisms": len(report.mechanisms),
+        "hidden": sum(net.architecture[1:-1]), "active": len(act.active), "inactive": len(act.inactive),
+        "coactive": len(act.coactive), "no_flip_layers": report.no_flip_layers, "flip_search": report.flip_search,
+        "prover_queries": report.prover_queries, "undecided": len(report.undecided)})
+
+
+def _time_budget(budget: Budget, ran_out: bool, done, left) -> Reason:
+    """What the time budget let run (``done``) and left (phase names, or reasons), as data."""
+    return Reason(ReasonCode.TIME_BUDGET, {"seconds": budget.seconds, "used": budget.elapsed(),
+                                           "ran_out": ran_out, "done": done, "left": left})

@@ -46,7 +46,7 @@ from reluid.model.modp import matmul_mod, pivot_columns
 from reluid.model.network import Layer, Network
 from reluid.model.rational import primitive_ray
 from reluid.verdicts import Mechanism as _names
-from reluid.verdicts import Outcome, PremiseMethod
+from reluid.verdicts import Outcome, PremiseMethod, Reason, ReasonCode
 
 __all__ = ["DEAD", "ALWAYS_ACTIVE", "NEVER_COACTIVE", "LAYER_FLIP", "ZERO_OUTGOING", "PROPORTIONAL", "KINDS",
            "METHODS", "REFERENCES", "Mechanism", "Activity", "MechanismReport", "detect_mechanisms",
@@ -247,11 +247,12 @@ class MechanismReport:
         independent over Q (exact rank), so no layer flip set exists there.
     flip_search : tuple of (int, str)
         For the other layers: how the 0/1 kernel vectors were searched.
-    undecided : tuple of (str, str)
-        Questions left open: prover budget or timeout, skipped searches.
-    out_of_time : tuple of str
+    undecided : tuple of (Reason, str or Reason)
+        Questions left open, and why: prover budget or timeout (the prover's
+        words), skipped searches, the time budget.
+    out_of_time : tuple of Reason
         The questions of ``undecided`` that the time budget left unasked (a
-        longer budget may decide them), so callers need not read the words.
+        longer budget may decide them).
     prover_queries : int
         Number of "no input with …" questions given to the Farkas-tree prover.
     """
@@ -261,26 +262,9 @@ class MechanismReport:
     activity: Activity
     no_flip_layers: tuple[int, ...]
     flip_search: tuple[tuple[int, str], ...]
-    undecided: tuple[tuple[str, str], ...]
+    undecided: tuple[tuple[Reason, str | Reason], ...]
     prover_queries: int
-    out_of_time: tuple[str, ...] = ()
-
-    def summary(self) -> str:
-        """One paragraph: what was checked and found."""
-        hidden = sum(self.architecture[1:-1])
-        parts = [f"{len(self.mechanisms)} mechanism(s) found" if self.mechanisms else "no mechanism found"]
-        parts.append(f"{hidden} hidden neurons examined for dead/always-active "
-                     f"({len(self.activity.active)} activity and {len(self.activity.inactive)} inactivity "
-                     f"witnesses, {len(self.activity.coactive)} co-activity witnesses)")
-        if self.no_flip_layers:
-            parts.append(f"no layer flip in hidden layers {list(self.no_flip_layers)} (exact rank)")
-        for l, how in self.flip_search:
-            parts.append(f"layer {l} flip search: {how}")
-        parts.append(f"{self.prover_queries} premise question(s) given to the Farkas-tree prover")
-        if self.undecided:
-            parts.append(f"{len(self.undecided)} question(s) undecided")
-        return "; ".join(parts)
-
+    out_of_time: tuple[Reason, ...] = ()
 
 # ---- helpers ---------------------------------------------------------------
 
@@ -509,8 +493,8 @@ class _Detection:
         self.open_pairs: list[tuple[int, int, int]] = []
         self.no_flip: list[int] = []
         self.flip_status: list[tuple[int, str]] = []
-        self.undecided: list[tuple[str, str]] = []
-        self.out_of_time: list[str] = []
+        self.undecided: list[tuple[Reason, str | Reason]] = []
+        self.out_of_time: list[Reason] = []
         self.queries = 0
         for x in _probe_points(net.input_dim, seed, probes):
             self.add_point(x)
@@ -526,9 +510,9 @@ class _Detection:
                 return k
         return None
 
-    def ran_out(self, question: str) -> None:
+    def ran_out(self, question: Reason) -> None:
         """``question`` is left undecided because the time budget ran out."""
-        self.undecided.append((question, "time budget exhausted"))
+        self.undecided.append((question, Reason(ReasonCode.OUT_OF_TIME)))
         self.out_of_time.append(question)
 
     @property
@@ -691,11 +675,10 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
 
     ask.late = lambda: time.monotonic() - start >= timeout - MIN_SECONDS
 
-    for open_, rel, word, refuted, proved, kind in ((d.open_dead, ">0", "active", d.active, d.dead, DEAD),
-                                                    (d.open_always, "<0", "negative", d.inactive, d.always,
-                                                     ALWAYS_ACTIVE)):
+    for open_, rel, refuted, proved, kind in ((d.open_dead, ">0", d.active, d.dead, DEAD),
+                                              (d.open_always, "<0", d.inactive, d.always, ALWAYS_ACTIVE)):
         for (l, i) in open_:
-            res = ask([Condition(l, i, rel)], f"is neuron {i + 1} of hidden layer {l} ever {word}?")
+            res = ask([Condition(l, i, rel)], Reason(ReasonCode.QUESTION_SIGN, {"layer": l, "neuron": i, "sign": rel}))
             if res is None:
                 continue
             if res.outcome is Outcome.FOUND:
@@ -711,8 +694,7 @@ def _prover_phase(d: _Detection, *, timeout: float, query_timeout: float, max_no
             d.coactive[(l, i, j)] = k
             continue
         res = ask([Condition(l - 1, i, ">0"), Condition(l, j, ">0")],
-                  f"are neuron {i + 1} of hidden layer {l - 1} and neuron {j + 1} of hidden layer {l} ever "
-                  "co-active?")
+                  Reason(ReasonCode.QUESTION_COACTIVE, {"layer": l, "first": i, "second": j}))
         if res is None:
             continue
         if res.outcome is Outcome.FOUND:
@@ -737,7 +719,7 @@ def _collapsed_kinks(d: _Detection, ask, Condition) -> None:
         nxt = net.layers[p]
         for u in range(hidden[p - 1]):
             if ask.late():
-                d.ran_out("collapsed kinks (mechanism iii) not all examined")
+                d.ran_out(Reason(ReasonCode.UNEXAMINED_COLLAPSED_KINKS))
                 return
             if (p, u) in d.dead or (p, u) in d.always or (p, u) not in d.inactive:
                 continue
@@ -748,14 +730,13 @@ def _collapsed_kinks(d: _Detection, ask, Condition) -> None:
             proofs = []
             for v in successors:
                 plain = ask([Condition(p, u, "<0"), Condition(p + 1, v, ">0")],
-                            f"is neuron {u + 1} of layer {p} ever negative while neuron {v + 1} of layer {p + 1} "
-                            "is active?")
+                            Reason(ReasonCode.QUESTION_KINK, {"layer": p, "neuron": u, "next": v, "removed": False}))
                 if plain is None or plain.outcome is Outcome.FOUND:
                     break
                 aug, virtual = kink_network(net, p, u, v)
                 identity = ask([Condition(p, u, "<0"), Condition(p + 1, virtual, ">0")],
-                               f"is neuron {u + 1} of layer {p} ever negative while neuron {v + 1} of layer {p + 1}, "
-                               "with that ReLU removed, is active?", aug)
+                               Reason(ReasonCode.QUESTION_KINK, {"layer": p, "neuron": u, "next": v, "removed": True}),
+                               aug)
                 if identity is None or identity.outcome is Outcome.FOUND:
                     break
                 proofs.append({"neuron": v, "tree": plain.evidence, "identity_tree": identity.evidence})
@@ -777,7 +758,7 @@ def _affine_flips(d: _Detection, ask, Condition) -> None:
         images = [tuple(v if v > 0 else Fraction(0) for v in z[l - 2]) for z in d.pre]
         diffs = [[a - b for a, b in zip(y, images[0])] for y in images[1:]]
         if ask.late():
-            d.ran_out("affine layer flips (mechanism iv) not all examined")
+            d.ran_out(Reason(ReasonCode.UNEXAMINED_AFFINE_FLIPS))
             return
         basis = _row_basis(diffs, hidden[l - 2])
         if len(basis) >= hidden[l - 2]:
@@ -803,10 +784,12 @@ def _affine_flips(d: _Detection, ask, Condition) -> None:
                     continue
                 aug = _hull_network(net, l, r, s_ - c)
                 idx = net.layers[l - 1].n_out
-                pos = ask([Condition(l, idx, ">0")], f"is Σ_F W^{l + 1} z^{l} above its value somewhere?", aug)
+                pos = ask([Condition(l, idx, ">0")], Reason(ReasonCode.QUESTION_FLIP_SUM, {"layer": l, "sign": ">0"}),
+                          aug)
                 if pos is None or pos.outcome is Outcome.FOUND:
                     break
-                neg = ask([Condition(l, idx, "<0")], f"is Σ_F W^{l + 1} z^{l} below its value somewhere?", aug)
+                neg = ask([Condition(l, idx, "<0")], Reason(ReasonCode.QUESTION_FLIP_SUM, {"layer": l, "sign": "<0"}),
+                          aug)
                 if neg is None or neg.outcome is Outcome.FOUND:
                     break
                 proofs.append([pos.evidence, neg.evidence])
@@ -949,8 +932,7 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
              ("float probes", lambda: _float_probes(d, seed, float_probes) if d.has_open else None)]
     for n, (what, step) in enumerate(steps):
         if late():
-            left = ", ".join(w for w, _ in steps[n:])
-            d.ran_out(f"not examined: {left}")
+            d.ran_out(Reason(ReasonCode.UNEXAMINED_STEPS, {"steps": [w for w, _ in steps[n:]]}))
             return d.freeze()
         step()
     if prover == "always" or (prover == "auto" and not d.mechanisms):
@@ -958,7 +940,7 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
             timeout = max(0.0, min(timeout, deadline - time.monotonic()))
         _prover_phase(d, timeout=timeout, query_timeout=query_timeout, max_nodes=max_nodes)
     elif d.has_open:
-        why = "prover not used (a mechanism was found)" if prover == "auto" else "prover disabled"
         n_open = len(d.open_dead) + len(d.open_always) + len(d.open_pairs)
-        d.undecided.append((f"{n_open} dead/always-active/co-activity question(s) not refuted by probes", why))
+        d.undecided.append((Reason(ReasonCode.QUESTIONS_NOT_REFUTED, {"questions": n_open}),
+                            Reason(ReasonCode.PROVER_NOT_USED, {"mechanism_found": prover == "auto"})))
     return d.freeze()

@@ -56,13 +56,12 @@ from reluid.analysis.deep.strict import StrictBudget, nullspace, rank, rref, sol
 from reluid.budget import SHARES
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
-from reluid.verdicts import Outcome, Verdict
+from reluid.verdicts import Outcome, Reason, ReasonCode, Verdict
 
 __all__ = ["Hypothesis", "FullRegion", "Edge", "BendFlat", "TwoLayerResult", "analyse_two_layers", "flipped",
-           "signs_text", "REFERENCE", "HYPOTHESES"]
+           "signs_text", "HYPOTHESES"]
 
 ZERO = Fraction(0)
-REFERENCE = "docs/mathematics.md §8, Theorem 8.2 and Corollary 8.3"
 HYPOTHESES = ("H0", "H1", "H2∧H3", "H4")
 #: The cover search of H4 visits at most this many nodes per set I.
 COVER_NODES = 200_000
@@ -75,11 +74,20 @@ def signs_text(s: Sequence[int]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Hypothesis:
-    """One hypothesis of Theorem 8.2: ``holds`` True/False, or None when the budget ran out first."""
+    """One hypothesis of Theorem 8.2: ``holds`` True/False, or None when the budget ran out first.
+
+    ``detail`` is what decided it; ``notes`` add the particulars (the first
+    regions that are not full, the other violations of H0, the bend flats).
+    """
 
     name: str
     holds: bool | None
     detail: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return "; ".join((self.detail, *self.notes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +126,9 @@ class TwoLayerResult:
     ----------
     verdict : Verdict
         ``NO_HIDDEN`` / ``HIDDEN`` when the theorem applies, ``UNKNOWN`` otherwise.
-    reason : str or None
-        Why the verdict is unknown (the failing hypothesis, the budget, an undecided flip search).
+    reason : Reason or None
+        Why the verdict is unknown (the failing hypothesis, the budget, an undecided flip search), as
+        data (:mod:`reluid.report.reasons` words it).
     hypotheses : tuple of Hypothesis
         H0, H1, H2∧H3, H4 in that order (those not reached are absent).
     regions : tuple of (signs, point)
@@ -152,7 +161,7 @@ class TwoLayerResult:
 
     architecture: tuple[int, ...]
     verdict: Verdict
-    reason: str | None
+    reason: Reason | None
     hypotheses: tuple[Hypothesis, ...]
     regions: tuple = ()
     empty: tuple = ()
@@ -198,7 +207,7 @@ class TwoLayerResult:
         return None if self.applies else "budget"
 
     def summary(self) -> str:
-        parts = [f"{h.name} {'holds' if h.holds else 'fails' if h.holds is False else 'undecided'} ({h.detail})"
+        parts = [f"{h.name} {'holds' if h.holds else 'fails' if h.holds is False else 'undecided'} ({h.text})"
                  for h in self.hypotheses]
         return "; ".join(parts)
 
@@ -282,7 +291,9 @@ class _Analysis:
                 for i in range(self.n1) for j in range(i + 1, self.n1) if rank([self.u[i], self.u[j]]) < 2]
         bad += [f"V_(:,{k + 1}) = 0" for k in range(self.n2) if not any(self.V[o][k] for o in range(self.n3))]
         if bad:
-            return Hypothesis("H0", False, "; ".join(bad[:4]) + (f" and {len(bad) - 4} more" if len(bad) > 4 else ""))
+            shown = bad[:4]
+            shown[-1] += f" and {len(bad) - 4} more" if len(bad) > 4 else ""
+            return Hypothesis("H0", False, shown[0], tuple(shown[1:]))
         return Hypothesis("H0", True, f"{self.n1} distinct layer-1 hyperplanes, no zero row A_j, no zero column of V")
 
     # ---- regions ----------------------------------------------------------
@@ -322,7 +333,7 @@ class _Analysis:
         for k in range(self.n2):
             kind, res = self.strict(B, b, [list(gs[k][:-1])], [gs[k][-1]])
             if kind != "point":
-                return None, f"g_{k + 1} has no zero in R_s (F2; Motzkin y = {[str(v) for v in res[0]]})"
+                return None, f"g_{k + 1} has no zero in R_s (F2; Motzkin y = ({', '.join(map(str, res[0]))}))"
             zeros.append(tuple(res))
         for k, k2 in itertools.combinations(range(self.n2), 2):
             if rank([gs[k], gs[k2]]) < 2:
@@ -366,7 +377,7 @@ class _Analysis:
         stats = f"{len(fulls)} full regions, {len(edges)} edges between them, {len(rigid)} rigid"
         if not good:
             best = max((len(ls) for ls in labels.values()), default=0)
-            return None, (), f"{stats}; no component of rigid edges carries all {self.n1} labels (at most {best})"
+            return None, (), (stats, f"no component of rigid edges carries all {self.n1} labels (at most {best})")
         size = {r: sum(1 for s in fulls if find(index[s]) == r) for r in good}
         root = max(good, key=lambda r: (size[r], -r))
         comp = [s for s in fulls if find(index[s]) == root]
@@ -389,7 +400,7 @@ class _Analysis:
                 tree.append((s, j))
                 have.add(j)
         E = tuple(Edge(s, j) for s, j in tree)
-        return tuple(comp), E, (f"{stats}; component 𝒞 of {len(comp)} full regions carries every label; "
+        return tuple(comp), E, (stats, f"component 𝒞 of {len(comp)} full regions carries every label",
                                 f"certificate edge set E: {len(E)} rigid edges")
 
     # ---- H4 -----------------------------------------------------------------
@@ -462,7 +473,7 @@ class _Analysis:
                     text = (f"I = {{{', '.join(str(j + 1) for j in I)}}}: the {len(U)} bend flats on "
                             f"{', '.join('H_' + str(j + 1) for j in I)} are covered by {len(cover)} hyperplane(s) "
                             f"other than the H_i ({where})")
-                    return (Hypothesis("H4", False, f"{text}; bend flats per H_j: {counts}"), text, len(cands))
+                    return (Hypothesis("H4", False, text, (f"bend flats per H_j: {counts}",)), text, len(cands))
         return (Hypothesis("H4", True, f"bend flats per H_j: {counts}; {len(cands)} candidate hyperplanes; no set I "
                                        "of layer-1 neurons has its flats covered by |I| other hyperplanes"),
                 None, len(cands))
@@ -535,8 +546,7 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
     done = lambda verdict, reason, hyps, **kw: TwoLayerResult(arch, verdict, reason, tuple(hyps),
                                                                seconds=time.monotonic() - t0, **kw)
     if n0 < 2:
-        return done(Verdict.UNKNOWN, "docs/mathematics.md §8 needs input dimension n0 >= 2 (for n0 = 1 there are "
-                    "no bend flats and H4 fails)", [])
+        return done(Verdict.UNKNOWN, Reason(ReasonCode.INPUT_DIMENSION_ONE), [])
     # Theorem 8.2's enumeration may use its share of the time, so that Theorem W (polynomial) is never starved
     share = SHARES["theorem 8.2"] if theorem_w else 1.0
     an = _Analysis(net, max_systems, None if timeout is None else t0 + share * timeout, max_rows)
@@ -548,8 +558,8 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
 
     def _families():
         pin = got.get("pinning")
-        which = "the hypotheses of Theorem W hold" if pin is not None and pin.holds else f"H0–H4 hold ({REFERENCE})"
-        return _flip_families(net, result, got, timeout, flip_timeout, enumerate_families, which)
+        return _flip_families(net, result, got, timeout, flip_timeout, enumerate_families,
+                              pin is not None and pin.holds)
 
     def failed(h):
         hyps.append(h)
@@ -566,23 +576,29 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
         left = None if timeout is None else max(1.0, t0 + timeout - time.monotonic())
         regs = got.get("regions")
         search = regs is not None and n1 > n0 and available()     # the LP-guided search as the second try
-        pin = analyse_pinning(net, regions=regs, timeout=left if left is None or not search else left / 2,
-                              max_rows=max_rows, max_systems=max(0, max_systems - an.systems))
+        first = left if left is None or not search else left * SHARES["theorem w first try"]
+        pin = analyse_pinning(net, regions=regs, timeout=first, max_rows=max_rows,
+                              max_systems=max(0, max_systems - an.systems))
         if search and not pin.holds and pin.failed in ("H4", "pinning", "budget"):
             left = None if timeout is None else max(1.0, t0 + timeout - time.monotonic())
             again = analyse_pinning(net, timeout=left)
             pin = again if again.holds else pin
         got.update(pinning=pin)
         if not pin.holds:
-            return result(Verdict.UNKNOWN, f"{reason}; Theorem W: {pin.failed} fails ({pin.detail})")
+            return result(Verdict.UNKNOWN, Reason(ReasonCode.THEOREM_W_FAILS, {"theorem_8_2": reason,
+                                                                                "failed": pin.failed,
+                                                                                "detail": pin.detail}))
         return None
 
+    def fails(h: Hypothesis) -> Reason:
+        return Reason(ReasonCode.HYPOTHESIS_FAILS, {"hypothesis": h.name, "detail": h.detail, "notes": h.notes})
+
     if n1 > max_width:
-        return try_theorem_w(f"beyond the size limit of Theorem 8.2's enumeration: n1 = {n1} > {max_width} (2^{n1} "
-                         "layer-1 sign patterns and sets I)") or _families()
+        return try_theorem_w(Reason(ReasonCode.THEOREM_82_SIZE_LIMIT, {"n1": n1, "max_width": max_width})) \
+            or _families()
     try:
         if failed(an.h0()):
-            return try_theorem_w(f"the hypotheses of {REFERENCE} fail: H0: {hyps[-1].detail}") or _families()
+            return try_theorem_w(fails(hyps[-1])) or _families()
         regions, empty = an.regions()
         got.update(regions=tuple(regions), empty=tuple(empty))
         full, not_full = [], []
@@ -590,33 +606,31 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
             f, why = an.fullness(s, p)
             (full.append(f) if f is not None else not_full.append((s, why)))
             got.update(full=tuple(full), not_full=tuple(not_full))
-        h1 = Hypothesis("H1", bool(full), f"{len(full)} of {len(regions)} nonempty layer-1 regions are full"
-                        + ("" if full else "; " + "; ".join(f"{signs_text(s)}: {why}" for s, why in not_full[:3])))
+        count = f"{len(full)} of {len(regions)} nonempty layer-1 regions are full"
+        notes = () if full else tuple(f"{signs_text(s)}: {why}" for s, why in not_full[:3])
+        h1 = Hypothesis("H1", bool(full), count, notes)
         if failed(h1):
-            return try_theorem_w(f"the hypotheses of {REFERENCE} fail: H1: {h1.detail}") or _families()
-        comp, E, detail = an.component(full)
+            return try_theorem_w(fails(h1)) or _families()
+        comp, E, (detail, *notes) = an.component(full)
         got.update(component=comp, edges=E)
-        if failed(Hypothesis("H2∧H3", comp is not None, detail)):
-            return try_theorem_w(f"the hypotheses of {REFERENCE} fail: H2∧H3: {detail}") or _families()
+        if failed(Hypothesis("H2∧H3", comp is not None, detail, tuple(notes))):
+            return try_theorem_w(fails(hyps[-1])) or _families()
         flats = an.flats({s for s, _ in regions})
         got.update(flats=flats)
         h4, cover, ncand = an.h4(flats)
         got.update(h4_cover=cover, candidates=ncand)
         hyps.append(h4)
     except _Budget as e:
-        found = (f"{len(got.get('regions', ()))} nonempty layer-1 regions, {len(got.get('full', ()))} full, "
-                 f"{len(got.get('flats', ()))} bend flats found (regions tested for fullness: "
-                 f"{len(got.get('full', ())) + len(got.get('not_full', ()))}); of the 2^{n1} = {2 ** n1} sign patterns and "
-                 f"{2 ** n1 - 1} sets I of H4")
-        return try_theorem_w(f"beyond the budget of the §8 checks: {e}; decided: "
-                         f"{', '.join(h.name for h in hyps) or 'nothing'}; {found}") or _families()
+        return try_theorem_w(Reason(ReasonCode.THEOREM_82_BUDGET, {
+            "stopped": str(e), "decided": [h.name for h in hyps], "regions": len(got.get("regions", ())),
+            "full": len(got.get("full", ())), "flats": len(got.get("flats", ())),
+            "tested": len(got.get("full", ())) + len(got.get("not_full", ())), "n1": n1})) or _families()
     if not all(h.holds for h in hyps):
-        bad = next(h for h in hyps if not h.holds)
-        return try_theorem_w(f"the hypotheses of {REFERENCE} fail: {bad.name}: {bad.detail}") or _families()
+        return try_theorem_w(fails(next(h for h in hyps if not h.holds))) or _families()
     return _families()
 
 
-def _flip_families(net, result, got, timeout, flip_timeout, enumerate_families, reason_applies):
+def _flip_families(net, result, got, timeout, flip_timeout, enumerate_families, by_theorem_w):
     """The flip families (§3 certificates on the shallow views), once Theorem 8.2 or W applies."""
     from reluid.analysis.shallow.flipsets import enumerate_flip_sets, find_flip_set
 
@@ -642,5 +656,6 @@ def _flip_families(net, result, got, timeout, flip_timeout, enumerate_families, 
             fam1, fam2 = fams
         return result(Verdict.HIDDEN, None, witness=flipped(net, F1, F2), witness_flips=(F1, F2),
                       family1=fam1, family2=fam2)
-    why = "; ".join(f"layer {l}: {r.reason}" for l, r in ((1, r1), (2, r2)) if r.outcome is Outcome.UNKNOWN)
-    return result(Verdict.UNKNOWN, f"{reason_applies}, but the flip-set search is undecided: {why}")
+    undecided = [[l, r.reason] for l, r in ((1, r1), (2, r2)) if r.outcome is Outcome.UNKNOWN]
+    return result(Verdict.UNKNOWN, Reason(ReasonCode.FLIP_SEARCH_UNDECIDED, {"theorem_w": by_theorem_w,
+                                                                             "layers": undecided}))

@@ -22,7 +22,7 @@ Every witness θ′ is re-verified exactly: same function
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -32,7 +32,7 @@ from reluid.analysis.shallow import rows
 from reluid.analysis.shallow.function import canonical_row, equivalent
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network, Shallow
-from reluid.verdicts import Mechanism, Outcome, Stratum, Verdict
+from reluid.verdicts import Mechanism, Outcome, Reason, ReasonCode, Stratum, Verdict
 
 __all__ = ["Decision", "EssentialResult", "decide", "decide_affine", "hyperplane_text", "STRATA"]
 
@@ -73,8 +73,8 @@ class Decision:
     paper_condition : FamilyResult or None
         The paper's sufficient condition (V4 of Proposition 24) at θ, when it
         was evaluated (``decide(..., paper_condition=True)``, every a_i ≠ 0).
-    reason : str | None
-        Why the verdict is unknown.
+    reasons : tuple of Reason
+        Why the verdict is unknown (:mod:`reluid.report.reasons` words it).
     fibre : FlipSetEnumeration or None
         On the generic stratum with a flip set: every flip set, with the
         search that found them all, when that was cheap.
@@ -91,7 +91,7 @@ class Decision:
     flip: Any = None
     pattern: EssentialResult | None = None
     paper_condition: Any = None
-    reason: str | None = None
+    reasons: tuple[Reason, ...] = ()
     fibre: Any = None
     fibre_orbits: int | None = None
     seconds: float = 0.0
@@ -199,11 +199,12 @@ def decide(theta: Shallow | Network, *, timeout: float | None = 60.0, seed: int 
     if isinstance(theta, Network):
         theta = theta.shallow()
     d = _decide(theta, timeout=timeout, seed=seed, progress=progress, count_orbits=count_orbits)
+    condition = None
     if paper_condition and theta.n > 0 and _no_constant_neuron(theta):
         from reluid.analysis.shallow.zariski import evaluate_v4
 
-        object.__setattr__(d, "paper_condition", evaluate_v4(theta))
-    object.__setattr__(d, "seconds", time.perf_counter() - t0)
+        condition = evaluate_v4(theta)
+    d = replace(d, paper_condition=condition, seconds=time.perf_counter() - t0)
     if d.witness is not None:
         _verify_witness(theta, d.witness)
     return d
@@ -322,7 +323,7 @@ def _decide_generic(theta, *, timeout, seed, progress, count_orbits) -> Decision
     if res.outcome is Outcome.NONE:
         return Decision(Verdict.NO_HIDDEN, Stratum.GENERIC, theta, flip=res, fibre_orbits=1)
     return Decision(Verdict.UNKNOWN, Stratum.GENERIC, theta, flip=res,
-                    reason=f"flip-set search gave no answer: {res.reason}")
+                    reasons=(Reason(ReasonCode.FLIP_SET_SEARCH_UNKNOWN, {"detail": res.reason}),))
 
 
 def _decide_pairs(theta, pairs, *, timeout) -> Decision:
@@ -358,4 +359,4 @@ def _decide_pairs(theta, pairs, *, timeout) -> Decision:
         return Decision(Verdict.HIDDEN, Stratum.OPPOSITE_PAIRS, theta, witness=res.witness, mechanism=Mechanism.PATTERN,
                         details=MappingProxyType(details), pattern=res)
     return Decision(Verdict.UNKNOWN, Stratum.OPPOSITE_PAIRS, theta, pattern=res,
-                    reason=f"realisation patterns: {res.reason}")
+                    reasons=(Reason(ReasonCode.PATTERNS_UNKNOWN, {"search": res.reason}),))

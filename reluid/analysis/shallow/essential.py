@@ -53,7 +53,7 @@ from reluid.errors import InvalidArgument
 from reluid.model.jsondata import freeze, thaw
 from reluid.model.modp import pivot_columns
 from reluid.model.network import Network, Shallow
-from reluid.verdicts import FlipSetMethod, Outcome, PatternMethod
+from reluid.verdicts import FlipSetMethod, Outcome, PatternMethod, Reason, ReasonCode
 
 __all__ = ["EssentialResult", "decide_essential", "classes_text", "essential_reason", "CASE_LIMIT", "ENUM_LIMIT",
            "METHODS", "hyperplane_text"]
@@ -80,12 +80,13 @@ class EssentialResult:
     outcome : Outcome
         FOUND: ``witness`` is θ′ with ρ(θ′) = ρ(θ), θ′ ∉ H_n·θ (re-verified exactly);
         NONE: ``evidence`` certifies that no realisation pattern other than θ's own exists;
-        UNKNOWN: ``reason`` (a case beyond the enumeration limit, too many cases, timeout).
+        UNKNOWN: ``reason`` (a case beyond the enumeration limit, too many cases, timeout), a
+        :class:`~reluid.verdicts.Reason` (:mod:`reluid.report.reasons` words it).
     witness : Shallow or None
     evidence : mapping
         JSON-shaped (ints and "p/q" strings), read-only: ``{"p", "s", "cases": [...]}``
         with one entry per case (docs/certificates.md, ``no-other-pattern``).
-    reason : str or None
+    reason : Reason or None
     description : str or None
         For FOUND: the pattern of θ′ in one sentence.
     details : mapping
@@ -98,7 +99,7 @@ class EssentialResult:
     outcome: Outcome
     witness: Shallow | None = None
     evidence: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    reason: str | None = None
+    reason: Reason | None = None
     description: str | None = None
     details: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     cases: int = 0
@@ -578,8 +579,8 @@ def _own(E: _Data, case: _Case, clock: Clock):
         return Outcome.FOUND, {r: 1 - E.e_theta[r] if r in flipped else E.e_theta[r] for r in case.J}
     if res.outcome is Outcome.NONE and res.evidence.get("method") != FlipSetMethod.Z3:
         return "cert", {"method": PatternMethod.FLIP, "evidence": thaw(res.evidence)}
-    return Outcome.UNKNOWN, (f"own case: the flip-set problem of the {len(idx)} single neurons modulo the pairs "
-                       f"was not decided with a checkable certificate ({res.reason or res.method})")
+    return Outcome.UNKNOWN, Reason(ReasonCode.PATTERN_OWN_CASE, {"singles": len(idx),
+                                                                 "search": res.reason or res.method})
 
 
 def _decide_case(E: _Data, case: _Case, limit: int, clock: Clock):
@@ -606,8 +607,8 @@ def _decide_case(E: _Data, case: _Case, limit: int, clock: Clock):
         if _rank_enum(E, case, T, F, clock) is None:
             return "cert", {"method": PatternMethod.PROJ_ENUM, "T": T, "F": F}
     if len(case.J) > limit:
-        return Outcome.UNKNOWN, (f"case P = {classes_text(case.P)}, q = {case.q}: 2^{len(case.J)} orientations exceed "
-                           f"the enumeration limit 2^{limit}")
+        return Outcome.UNKNOWN, Reason(ReasonCode.PATTERN_ENUMERATION_LIMIT, {
+            "P": sorted(case.P), "q": case.q, "orientations": len(case.J), "limit": limit})
     ident = [[int(i == j) for i in range(case.mp)] for j in range(case.mp)]
     e = _rank_enum(E, case, [], ident, clock)
     if e is None:
@@ -773,8 +774,8 @@ def decide_essential(theta: Shallow | Network, *, timeout: float | None = None,
         return EssentialResult(outcome, cases=total, seconds=time.perf_counter() - t0, **kw)
 
     if total > CASE_LIMIT:
-        return result(Outcome.UNKNOWN, reason=f"{total} cases (P, q) exceed the limit {CASE_LIMIT} "
-                                              f"(s = {E.s} classes, p = {E.p} pairs)")
+        return result(Outcome.UNKNOWN, reason=Reason(ReasonCode.PATTERN_CASE_LIMIT, {
+            "cases": total, "limit": CASE_LIMIT, "classes": E.s, "pairs": E.p}))
     clock = Clock(timeout)
     cases = list(_all_cases(E))
     # trivially hidden first (k ≤ ⌊p/2⌋: P of size p mod 2, q = ⌊p/2⌋), then the own case, then the rest
@@ -789,9 +790,9 @@ def decide_essential(theta: Shallow | Network, *, timeout: float | None = None,
             case = _make_case(E, P, q)
             st, val = _decide_case(E, case, enum_limit, clock)
         except SearchTimeout:
-            where = f" in case P = {classes_text(P)}, q = {q}" if case is not None else ""
-            return result(Outcome.UNKNOWN, reason=f"timeout after {time.perf_counter() - t0:.1f} s{where}: "
-                                                  f"{total - done} of {total} cases left")
+            return result(Outcome.UNKNOWN, reason=Reason(ReasonCode.PATTERN_TIMEOUT, {
+                "seconds": time.perf_counter() - t0, "P": sorted(P) if case is not None else None, "q": q,
+                "left": total - done, "cases": total}))
         if st == Outcome.UNKNOWN:
             return result(Outcome.UNKNOWN, reason=val)
         if st == Outcome.FOUND:

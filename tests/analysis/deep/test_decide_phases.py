@@ -15,7 +15,8 @@ from reluid.budget import SHARES, Budget
 from reluid.certificates.build import certificate_from_deep_decision
 from reluid.checker.check import check_certificate
 from reluid.model.network import Network
-from reluid.verdicts import Verdict
+from reluid.report.reasons import text
+from reluid.verdicts import Reason, ReasonCode, Verdict
 
 
 def _random(arch, seed):
@@ -62,8 +63,9 @@ def test_mechanisms_run_first_and_phases_are_timed():
 
 def test_named_shares():
     b = Budget(100.0)
-    for name in ("mechanism detection", "premise prover", "two hidden layers", "functional dimension", "reduction",
-                 "reduced network"):
+    assert {"mechanism detection", "premise prover", "two hidden layers", "theorem 8.2", "theorem w first try",
+            "functional dimension", "reduction", "reduced network"} <= set(SHARES)
+    for name in SHARES:
         assert 0 < SHARES[name] < 1
         assert b.share_of(name) <= 100.0 * SHARES[name] + 1e-9
     assert Budget(None).share_of("mechanism detection") == float("inf") and Budget(None).deadline_of("reduction") is None
@@ -74,8 +76,11 @@ def test_a_size_limit_is_not_reported_as_a_budget(monkeypatch):
     net = Network.from_lists(_random((1, 3, 3, 1), 8))          # n0 = 1: no two-layer theorem, no mechanism
     d = decide_deep(net, timeout=60, prover="never")
     assert d.verdict is Verdict.UNKNOWN
-    assert "Size limit: functional dimension not attempted" in d.reason and "GB of memory" in d.reason
-    assert "Time budget" not in d.reason
+    said = text(d.reasons)
+    assert d.reasons[-1].code is ReasonCode.SIZE_LIMIT and d.reasons[-1].params["limits"][0]["code"] == "fundim-memory"
+    assert "Size limit: functional dimension not attempted" in said and "GB of memory" in said
+    assert ReasonCode.TIME_BUDGET not in [r.code for r in d.reasons] and "Time budget" not in said
     assert d.size_note and d.budget_note is None
     cert = certificate_from_deep_decision(d)
-    assert cert.producer["size_limit"] == d.size_note and "time_budget" not in cert.producer
+    note = cert.producer["size_limit"]
+    assert Reason(note["code"], note["params"]) == d.size_note and "time_budget" not in cert.producer

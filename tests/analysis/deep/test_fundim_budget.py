@@ -115,11 +115,13 @@ def test_side_properties_get_a_share_of_the_timeout():
 
     net = gaussian_net((16, 40, 3), 2)
     cert = reluid.certify(net, budget=Budget(60.0))
+    from reluid.report.reasons import note, sentence
     li = cert.producer.get("local_identifiability")
-    assert li is None or "2.0 s" not in str(li)
+    assert li is None or "2.0 s" not in note(li)
     from reluid.api import SIDE_PROPERTY_SHARE, _shallow_fundim
-    fdr, note = _shallow_fundim(net, Budget(0.05), 0)
-    assert fdr is None and f"{SIDE_PROPERTY_SHARE:.0%} of the" in note
+    fdr, why = _shallow_fundim(net, Budget(0.05), 0)
+    assert fdr is None and why.code == "local-identifiability-skipped" and why.params["left_s"] is not None
+    assert f"{SIDE_PROPERTY_SHARE:.0%} of the" in sentence(why)
 
 
 def test_cli_memory_gb_caps_the_functional_dimension(tmp_path, cap):

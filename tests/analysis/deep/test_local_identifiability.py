@@ -19,7 +19,8 @@ from reluid.certificates.schema import ClaimKind, from_json, to_json
 from reluid.checker.check import INFORMATION, check_certificate
 from reluid.model import Network, Shallow
 from reluid.report.certificate import generate_html, generate_markdown, generate_text
-from reluid.verdicts import Verdict
+from reluid.report.reasons import sentence, text
+from reluid.verdicts import ReasonCode, Verdict
 
 THETA1 = Shallow.make([1, 1, 1], [[1, 1], [-1, 0], [0, -1]], [-2, -1, -1], [-6])      # Ramakrishnan 2026, §1
 ABS = Shallow.make([1, 1], [[1], [-1]], [0, 0], [0])                                    # σ(x) + σ(-x) = |x|
@@ -112,10 +113,10 @@ def test_local_identifiability_never_makes_a_verdict():
     assert not report.valid and report.status(li.id) == INFORMATION
     deep = reluid.certify(DEEP, timeout=30)
     li = claims(deep, ClaimKind.LOCAL_IDENTIFIABILITY)
-    assert li, deep.reason
+    assert li, deep.reasons
     d = json.loads(to_json(deep))
     d["verdict"] = "no-hidden-symmetries"
-    d.pop("reason")
+    d.pop("reasons")
     report = check_certificate(from_json(json.dumps(d)))
     assert not report.valid and ("no theorem" in report.reason or "H0–H4" in report.reason)
 
@@ -133,7 +134,8 @@ def test_deep_certificate_reports_the_property(deep_cert):
     li, = claims(deep_cert, ClaimKind.LOCAL_IDENTIFIABILITY)
     assert li.evidence["rank"] == (sum(a * (b + 1) for a, b in zip(DEEP.architecture[1:], DEEP.architecture))
                                    - sum(DEEP.architecture[1:-1]))     # U = D − (hidden neurons)
-    assert "locally identifiable" in deep_cert.reason and "far from θ" in deep_cert.reason
+    assert ReasonCode.LOCALLY_IDENTIFIABLE in [r.code for r in deep_cert.reasons]
+    assert "locally identifiable" in text(deep_cert.reasons) and "far from θ" in text(deep_cert.reasons)
     html = generate_html(deep_cert, check=check_certificate(deep_cert))
     assert "Locally identifiable: yes" in html and 'class="badge big v-unknown"' in html
 
@@ -209,8 +211,12 @@ def test_a_short_budget_gives_unknown_with_what_was_left():
     net = _mlp((32, 24, 24, 16, 10), 1)
     cert = reluid.certify(net, timeout=0.6)
     assert cert.verdict is Verdict.UNKNOWN
-    assert "left:" in cert.reason and "functional dimension" in cert.reason
-    assert "time budget" in cert.producer["time_budget"] and "left: functional dimension" in cert.producer["time_budget"]
+    assert "left:" in text(cert.reasons) and "functional dimension" in text(cert.reasons)
+    budget = cert.reasons[-1]
+    assert budget.code is ReasonCode.TIME_BUDGET and "functional dimension" not in budget.params["done"]
+    assert any(str(x["code"]).startswith("left-fundim") for x in budget.params["left"])    # with what came first
+    note = sentence(cert.producer["time_budget"])
+    assert note == sentence(budget) and "time budget" in note and "functional dimension (" in note.split("left:")[1]
     assert check_certificate(cert).valid
 
 

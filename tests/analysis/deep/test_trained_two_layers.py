@@ -20,7 +20,7 @@ TRAINED = ROOT / "tests" / "fixtures" / "trained"
 def test_a_torch_digits_mlp_is_certified_by_theorem_w_and_checked():
     net = reluid.load(TRAINED / "torch_digits_64_32_32_10.onnx")
     cert = reluid.certify(net, timeout=120)
-    assert cert.verdict is Verdict.NO_HIDDEN, cert.reason
+    assert cert.verdict is Verdict.NO_HIDDEN, cert.reasons
     pin = [c for c in cert.claims if c.kind is ClaimKind.DEEP_TWO_LAYER_PINNING]
     assert len(pin) == 1
     report = check_certificate(cert)
@@ -43,7 +43,7 @@ def test_a_torch_breast_cancer_mlp_is_certified_once_its_walk_may_leave_the_chos
     needs, and the checker verifies them from their signs alone."""
     net = reluid.load(TRAINED / "torch_breast_cancer_30_16_16_1.onnx")
     cert = reluid.certify(net, timeout=120)
-    assert cert.verdict is Verdict.NO_HIDDEN, cert.reason
+    assert cert.verdict is Verdict.NO_HIDDEN, cert.reasons
     report = check_certificate(from_json(to_json(cert)))
     assert report.valid and report.verdict is Verdict.NO_HIDDEN
     pin = next(c for c in cert.claims if c.kind is ClaimKind.DEEP_TWO_LAYER_PINNING)

@@ -12,6 +12,7 @@ from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.deep.two_layers import analyse_two_layers, flipped, signs_text
 from reluid.analysis.deep.xsearch import available
 from reluid.model.network import Network
+from reluid.report.reasons import sentence
 from reluid.verdicts import Verdict
 from tests.two_layer_nets import CERTIFIED, D15, glr, net
 
@@ -111,7 +112,7 @@ def test_budget_gives_unknown_with_the_size_left():
     assert not r.applies_82 and r.applies_w and r.verdict is Verdict.NO_HIDDEN and r.pinning.systems == 0
     # n1 > n0: Theorem W's x frame needs strict systems too, and the budget stops both
     x = analyse_two_layers(X_FRAME, max_systems=3)
-    assert "beyond the budget" in x.reason and "3 strict systems" in x.reason
+    assert "beyond the budget" in sentence(x.reason) and "3 strict systems" in sentence(x.reason)
     # the sign tree stopped before any region: the LP-guided search of the x frame is the only source of regions
     assert x.pinning is not None and (x.pinning.failed != "regions" if available() else x.pinning.failed == "regions")
     from reluid.analysis.deep.pinning import analyse_pinning
@@ -123,7 +124,8 @@ def test_budget_gives_unknown_with_the_size_left():
     assert analyse_two_layers(X_FRAME).verdict is Verdict.NO_HIDDEN
     wide = Network.from_lists([([[1, j] for j in range(16)], [0] * 16), ([[1] * 16], [-1]), ([[1]], [0])])
     r = analyse_two_layers(wide, timeout=20)
-    assert "beyond the size limit" in r.reason and r.verdict is Verdict.UNKNOWN
+    assert "beyond the size limit" in sentence(r.reason) and r.verdict is Verdict.UNKNOWN
+    assert r.reason.params["theorem_8_2"]["code"] == "theorem-8.2-size-limit"
 
 
 def test_without_highspy_the_x_frame_at_size_says_why(monkeypatch):
@@ -131,7 +133,7 @@ def test_without_highspy_the_x_frame_at_size_says_why(monkeypatch):
     monkeypatch.setattr(xsearch, "available", lambda: False)
     wide = Network.from_lists([([[1, j] for j in range(16)], [0] * 16), ([[1] * 16], [-1]), ([[1]], [0])])
     r = analyse_two_layers(wide)
-    assert "beyond the size limit" in r.reason and r.pinning.failed == "regions" and "highspy" in r.pinning.detail
+    assert "beyond the size limit" in sentence(r.reason) and r.pinning.failed == "regions" and "highspy" in r.pinning.detail
 
 
 @pytest.mark.parametrize("arch", [(2, 2, 3, 1), (2, 3, 3, 1), (3, 3, 3, 1)])

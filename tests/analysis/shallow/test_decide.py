@@ -160,6 +160,6 @@ def test_floats_and_truncation_rejected():
     with pytest.raises(CertificateError):
         from_json(text[: len(text) // 2])
     with pytest.raises(CertificateError):
-        from_json(text.replace('"reluid.certificate/2"', '"reluid.certificate/3"'))
+        from_json(text.replace('"reluid.certificate/3"', '"reluid.certificate/4"'))
     with pytest.raises(CertificateError, match="certify the network again"):
-        from_json(text.replace('"reluid.certificate/2"', '"reluid.certificate/1"'))
+        from_json(text.replace('"reluid.certificate/3"', '"reluid.certificate/1"'))

@@ -18,7 +18,8 @@ from reluid.checker.registry import Context
 from reluid.errors import InvalidArgument
 from reluid.io.loader import load
 from reluid.model.network import Shallow
-from reluid.verdicts import Outcome
+from reluid.report.reasons import sentence, text
+from reluid.verdicts import Outcome, ReasonCode
 from tests.analysis.shallow.pattern_oracles import (HIDDEN_EXAMPLES, METHOD_EXAMPLES, brute_force, random_essential,
                                                    z3_verdict)
 from tests.paths import EXAMPLES
@@ -117,11 +118,14 @@ def test_not_essential_is_refused():
 def test_limits_and_timeouts_give_unknown():
     theta = METHOD_EXAMPLES["enumeration"][0]
     res = decide_essential(theta, enum_limit=0)
-    assert res.outcome is Outcome.UNKNOWN and "enumeration limit 2^0" in res.reason
+    assert res.outcome is Outcome.UNKNOWN and res.reason.code is ReasonCode.PATTERN_ENUMERATION_LIMIT
+    assert res.reason.params["limit"] == 0 and "enumeration limit 2^0" in sentence(res.reason)
     res = decide_essential(METHOD_EXAMPLES["box"][0], timeout=1e-9)
-    assert res.outcome is Outcome.UNKNOWN and "timeout" in res.reason and "cases left" in res.reason
+    assert res.outcome is Outcome.UNKNOWN and res.reason.code is ReasonCode.PATTERN_TIMEOUT
+    assert "timeout" in sentence(res.reason) and "cases left" in sentence(res.reason)
     d = decide(theta, timeout=1e-9)
-    assert d.verdict is Verdict.UNKNOWN and d.reason.startswith("realisation patterns: timeout")
+    assert d.verdict is Verdict.UNKNOWN and text(d.reasons).startswith("realisation patterns: timeout")
+    assert d.reasons[0].params["search"]["code"] == ReasonCode.PATTERN_TIMEOUT
     with pytest.raises(InvalidArgument):
         decide_essential(theta, enum_limit=ess.ENUM_LIMIT + 1)
 
@@ -129,7 +133,8 @@ def test_limits_and_timeouts_give_unknown():
 def test_case_limit(monkeypatch):
     monkeypatch.setattr(ess, "CASE_LIMIT", 1)
     res = decide_essential(METHOD_EXAMPLES["box"][0])
-    assert res.outcome is Outcome.UNKNOWN and "2 cases (P, q) exceed the limit 1" in res.reason
+    assert res.outcome is Outcome.UNKNOWN and "2 cases (P, q) exceed the limit 1" in sentence(res.reason)
+    assert res.reason.params["cases"] == 2 and res.reason.params["limit"] == 1
 
 
 def test_producer_and_checker_limits_agree():

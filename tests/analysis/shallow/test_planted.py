@@ -204,7 +204,7 @@ def _run(index: int) -> None:
     cert = certify(theta, timeout=30)
     report = check_certificate(cert)
     assert report.valid, (family, index, report.reason)
-    assert cert.verdict is not Verdict.UNKNOWN, (family, index, cert.reason)
+    assert cert.verdict is not Verdict.UNKNOWN, (family, index, cert.reasons)
     assert (cert.verdict is Verdict.HIDDEN) == hidden, (family, index, theta)
     if hidden:
         eq = equivalent(theta, cert.witness.network.shallow())

@@ -1,0 +1,170 @@
+"""The words of reasons (reluid/report/reasons.py): every code is worded, exactly as the reports said it."""
+
+from __future__ import annotations
+
+import pytest
+
+from reluid.report.reasons import THEOREM_8_2, facts, sentence, sentences, short, text
+from reluid.verdicts import Reason, ReasonCode
+
+ARCH = (2, 3, 3, 1)
+FD = ("dim_fun = 19 = U (certified); architecture (2, 3, 3, 1), D = 25, 9 witness points (one per activation "
+      "region)")
+H1 = Reason(ReasonCode.HYPOTHESIS_FAILS, {"hypothesis": "H1", "detail": "0 of 7 nonempty layer-1 regions are full",
+                                          "notes": ["+++: g_1 has no zero in R_s (F2; Motzkin y = (2/3, 0, 13/6))"]})
+NO_MECHANISM = Reason(ReasonCode.NO_DEEP_MECHANISM, {
+    "architecture": ARCH, "mechanisms": 0, "hidden": 6, "active": 6, "inactive": 6, "coactive": 9,
+    "no_flip_layers": [1, 2], "flip_search": [[2, "undecided (timeout)"]], "prover_queries": 3, "undecided": 1})
+BUDGET = Reason(ReasonCode.TIME_BUDGET, {
+    "seconds": 10.0, "used": 10.04, "ran_out": True, "done": ["mechanism detection", "witness construction"],
+    "left": [Reason(ReasonCode.LEFT_MECHANISM_DETECTION, {"questions": ["premise of dead-neuron (2, 1)"]}),
+             Reason(ReasonCode.LEFT_WITNESS_CONSTRUCTION, {"mechanisms": 2}),
+             Reason(ReasonCode.LEFT_FUNDIM_NOT_STARTED, {"needs": "it needs an estimated 40 s of CPU time"}),
+             Reason(ReasonCode.LEFT_FUNDIM_PARTIAL, {"rank": 17, "upper_bound": 19, "estimate_s": 41.5})]})
+
+#: (reason, its words): the sentences reluid wrote before reasons were data
+WORDED = [
+    (NO_MECHANISM, "no mechanism of hidden symmetry certified for the deep architecture (2, 3, 3, 1): no mechanism "
+                   "found; 6 hidden neurons examined for dead/always-active (6 activity and 6 inactivity witnesses, 9 "
+                   "co-activity witnesses); no layer flip in hidden layers [1, 2] (exact rank); layer 2 flip search: "
+                   "undecided (timeout); 3 premise question(s) given to the Farkas-tree prover; 1 question(s) "
+                   "undecided"),
+    (Reason(ReasonCode.UNDECIDED_QUESTIONS, {"questions": [
+        [Reason(ReasonCode.QUESTION_SIGN, {"layer": 2, "neuron": 0, "sign": ">0"}), "no Farkas tree within 1 node"],
+        [Reason(ReasonCode.UNEXAMINED_COLLAPSED_KINKS), Reason(ReasonCode.OUT_OF_TIME)]], "more": 4}),
+     "Undecided: is neuron 1 of hidden layer 2 ever active? (no Farkas tree within 1 node); collapsed kinks "
+     "(mechanism iii) not all examined (time budget exhausted) and 4 more"),
+    (Reason(ReasonCode.QUESTION_SIGN, {"layer": 1, "neuron": 4, "sign": "<0"}), "is neuron 5 of hidden layer 1 ever "
+                                                                                "negative?"),
+    (Reason(ReasonCode.QUESTION_COACTIVE, {"layer": 2, "first": 0, "second": 2}),
+     "are neuron 1 of hidden layer 1 and neuron 3 of hidden layer 2 ever co-active?"),
+    (Reason(ReasonCode.QUESTION_KINK, {"layer": 1, "neuron": 0, "next": 1, "removed": False}),
+     "is neuron 1 of layer 1 ever negative while neuron 2 of layer 2 is active?"),
+    (Reason(ReasonCode.QUESTION_KINK, {"layer": 1, "neuron": 0, "next": 1, "removed": True}),
+     "is neuron 1 of layer 1 ever negative while neuron 2 of layer 2, with that ReLU removed, is active?"),
+    (Reason(ReasonCode.QUESTION_FLIP_SUM, {"layer": 1, "sign": ">0"}), "is Σ_F W^2 z^1 above its value somewhere?"),
+    (Reason(ReasonCode.QUESTION_FLIP_SUM, {"layer": 2, "sign": "<0"}), "is Σ_F W^3 z^2 below its value somewhere?"),
+    (Reason(ReasonCode.UNEXAMINED_AFFINE_FLIPS), "affine layer flips (mechanism iv) not all examined"),
+    (Reason(ReasonCode.UNEXAMINED_STEPS, {"steps": ["layer flips", "never co-active pairs"]}),
+     "not examined: layer flips, never co-active pairs"),
+    (Reason(ReasonCode.QUESTIONS_NOT_REFUTED, {"questions": 3}),
+     "3 dead/always-active/co-activity question(s) not refuted by probes"),
+    (Reason(ReasonCode.PROVER_NOT_USED, {"mechanism_found": True}), "prover not used (a mechanism was found)"),
+    (Reason(ReasonCode.PROVER_NOT_USED, {"mechanism_found": False}), "prover disabled"),
+    (Reason(ReasonCode.TWO_HIDDEN_LAYERS, {"theorem": Reason(ReasonCode.THEOREM_W_FAILS, {
+        "theorem_8_2": H1, "failed": "H4", "detail": "bend flats per H_j: [1, 0, 0]; a cover exists"})}),
+     f"Two hidden layers: the hypotheses of {THEOREM_8_2} fail: H1: 0 of 7 nonempty layer-1 regions are full; +++: "
+     "g_1 has no zero in R_s (F2; Motzkin y = (2/3, 0, 13/6)); Theorem W: H4 fails (bend flats per H_j: [1, 0, 0]; a "
+     "cover exists)"),
+    (Reason(ReasonCode.FUNDIM, {"architecture": ARCH, "detail": FD}), "Functional dimension: " + FD),
+    (Reason(ReasonCode.SIZE_LIMIT, {"limits": [Reason(ReasonCode.FUNDIM_MEMORY, {"estimate_gb": 12.34,
+                                                                                 "cap_gb": 3.5})]}),
+     "Size limit: functional dimension not attempted: it needs about 12 GB of memory, more than the 3.5 GB left under "
+     "the memory cap (a size limit: a longer time budget does not help; reluid certify --memory-gb raises the cap)"),
+    (BUDGET, "Time budget: the time budget 10 s (10.0 s used) ran out: done: mechanism detection, witness "
+             "construction; left: part of mechanism detection (premise of dead-neuron (2, 1)); witness construction "
+             "for 2 mechanism(s); functional dimension (not started: it needs an estimated 40 s of CPU time); "
+             "functional dimension (rank 17 of U = 19 certified so far; the whole computation needs about 42 s)"),
+    (Reason(ReasonCode.TIME_BUDGET, {"seconds": None, "used": 3, "ran_out": False, "done": ["mechanism detection"],
+                                     "left": ["functional dimension"]}),
+     "Time budget: no time budget: done: mechanism detection; left: functional dimension"),
+    (Reason(ReasonCode.FLIP_SET_SEARCH_UNKNOWN, {"detail": "timeout in z3 (n = 40)"}),
+     "flip-set search gave no answer: timeout in z3 (n = 40)"),
+    (Reason(ReasonCode.PATTERNS_UNKNOWN, {"search": Reason(ReasonCode.PATTERN_TIMEOUT, {
+        "seconds": 0.04, "P": [0, 2], "q": 1, "left": 3, "cases": 4})}),
+     "realisation patterns: timeout after 0.0 s in case P = {1, 3}, q = 1: 3 of 4 cases left"),
+    (Reason(ReasonCode.PATTERN_TIMEOUT, {"seconds": 2.25, "P": None, "q": 0, "left": 4, "cases": 4}),
+     "timeout after 2.2 s: 4 of 4 cases left"),
+    (Reason(ReasonCode.PATTERN_CASE_LIMIT, {"cases": 9, "limit": 1, "classes": 3, "pairs": 2}),
+     "9 cases (P, q) exceed the limit 1 (s = 3 classes, p = 2 pairs)"),
+    (Reason(ReasonCode.PATTERN_OWN_CASE, {"singles": 5, "search": "timeout in z3"}),
+     "own case: the flip-set problem of the 5 single neurons modulo the pairs was not decided with a checkable "
+     "certificate (timeout in z3)"),
+    (Reason(ReasonCode.PATTERN_ENUMERATION_LIMIT, {"P": [], "q": 0, "orientations": 30, "limit": 22}),
+     "case P = ∅, q = 0: 2^30 orientations exceed the enumeration limit 2^22"),
+    (Reason(ReasonCode.INPUT_DIMENSION_ONE), "docs/mathematics.md §8 needs input dimension n0 >= 2 (for n0 = 1 there "
+                                             "are no bend flats and H4 fails)"),
+    (Reason(ReasonCode.THEOREM_82_SIZE_LIMIT, {"n1": 16, "max_width": 12}),
+     "beyond the size limit of Theorem 8.2's enumeration: n1 = 16 > 12 (2^16 layer-1 sign patterns and sets I)"),
+    (Reason(ReasonCode.THEOREM_82_BUDGET, {"stopped": "more than 3 strict systems", "decided": ["H0"], "regions": 2,
+                                           "full": 1, "flats": 0, "tested": 2, "n1": 3}),
+     "beyond the budget of the §8 checks: more than 3 strict systems; decided: H0; 2 nonempty layer-1 regions, 1 full, "
+     "0 bend flats found (regions tested for fullness: 2); of the 2^3 = 8 sign patterns and 7 sets I of H4"),
+    (Reason(ReasonCode.FLIP_SEARCH_UNDECIDED, {"theorem_w": False, "layers": [[2, "timeout"]]}),
+     f"H0–H4 hold ({THEOREM_8_2}), but the flip-set search is undecided: layer 2: timeout"),
+    (Reason(ReasonCode.FLIP_SEARCH_UNDECIDED, {"theorem_w": True, "layers": [[1, "a"], [2, "b"]]}),
+     "the hypotheses of Theorem W hold, but the flip-set search is undecided: layer 1: a; layer 2: b"),
+    (Reason(ReasonCode.LOCAL_IDENTIFIABILITY_SKIPPED, {"estimate_s": 12.6, "cap_s": 0.02, "share": 0.4,
+                                                       "left_s": 0.05}),
+     "local identifiability not attempted: its rank computation is estimated at 13 s, more than the 0.0 s given to "
+     "side properties of shallow networks (40% of the 0.1 s the decision left)"),
+    (Reason(ReasonCode.LOCAL_IDENTIFIABILITY_SKIPPED, {"estimate_s": 9, "cap_s": 2.0, "share": 0.4, "left_s": None}),
+     "local identifiability not attempted: its rank computation is estimated at 9 s, more than the 2.0 s given to "
+     "side properties of shallow networks (the allowance when there is no time budget)"),
+    (Reason(ReasonCode.LOCAL_IDENTIFIABILITY_UNFINISHED, {"cap_s": 2.0, "rank": 31}),
+     "local identifiability not established within 2.0 s (rank 31 of D - N so far)"),
+    (Reason(ReasonCode.LOCALLY_IDENTIFIABLE), "θ is locally identifiable (Theorem A1, docs/mathematics.md §6): near θ "
+     "every parameter with the same function is a positive rescaling of θ; this does not exclude hidden symmetries "
+     "far from θ, and no complete method is known for deep networks"),
+    (Reason(ReasonCode.DIM_FUN_IS_U), "dim_fun = U is consistent with no hidden symmetries but does not prove it; no "
+                                      "complete method is known for deep networks"),
+]
+
+
+@pytest.mark.parametrize("reason, words", WORDED)
+def test_every_reason_has_the_words_reluid_wrote(reason, words):
+    assert sentence(reason) == words == sentence(reason.to_dict())
+
+
+def test_every_code_is_worded():
+    worded = {r.code for r, _ in WORDED}
+    worded |= {Reason(**x).code for r, _ in WORDED for x in _nested(r.to_dict())}
+    assert worded == set(ReasonCode)
+
+
+def _nested(d):
+    """Every reason nested in the parameters of ``d`` (a ``{"code", "params"}`` dict), at any depth."""
+    stack = list(d["params"].values())
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict) and "code" in x:
+            yield x
+            stack += x["params"].values()
+        elif isinstance(x, list):
+            stack += x
+
+
+def test_a_later_sentence_does_not_repeat_the_architecture():
+    fd = Reason(ReasonCode.FUNDIM, {"architecture": ARCH, "detail": FD})
+    assert sentences([NO_MECHANISM, fd])[1] == "Functional dimension: " + FD.replace("architecture (2, 3, 3, 1), ", "")
+    assert sentences([fd])[0] == sentence(fd)                      # said once: here for the first time
+    assert text([NO_MECHANISM, fd]) == sentence(NO_MECHANISM) + ". " + sentence(fd)      # one line says it all
+
+
+def test_short_and_facts():
+    assert short([NO_MECHANISM]) == "no mechanism of hidden symmetry certified: no mechanism found"
+    assert short([Reason(ReasonCode.FLIP_SET_SEARCH_UNKNOWN, {"detail": "timeout (a; b); 3 cases left"})]) == \
+        "flip-set search gave no answer: timeout (a; b)"
+    assert short([]) == ""
+    two = Reason(ReasonCode.TWO_HIDDEN_LAYERS, {"theorem": H1})
+    assert facts([NO_MECHANISM, two, BUDGET]) == ["Theorem 8.2 not applicable: H1: 0 of 7 nonempty layer-1 regions "
+                                                  "are full", "t" + sentence(BUDGET)[1:]]
+    ran_out = Reason(ReasonCode.FLIP_SET_SEARCH_UNKNOWN, {"detail": "the time ran out while building the formula"})
+    assert facts([ran_out]) == [sentence(ran_out)]
+    assert facts([Reason(ReasonCode.TWO_HIDDEN_LAYERS, {"theorem": Reason(ReasonCode.INPUT_DIMENSION_ONE)})]) == []
+
+
+@pytest.mark.parametrize("reason", [
+    Reason("a-newer-code", {"n": 3}),
+    Reason(ReasonCode.TIME_BUDGET, {}),
+    Reason(ReasonCode.THEOREM_82_BUDGET, {"stopped": "x", "decided": [], "regions": 0, "full": 0, "flats": 0,
+                                          "tested": 0, "n1": 10 ** 12}),
+    Reason(ReasonCode.TWO_HIDDEN_LAYERS, {"theorem": "not a reason"}),
+    Reason(ReasonCode.FUNDIM_MEMORY, {"estimate_gb": "1/0", "cap_gb": []}),
+])
+def test_reasons_a_certificate_may_carry_are_shown_never_a_crash(reason):
+    """A reason read from a certificate is data from outside: shown as it stands, never evaluated at any cost."""
+    said = sentence(reason)
+    assert said.startswith(str(reason.code) + " (")
+    assert facts([reason]) == ([said] if reason.code == ReasonCode.TIME_BUDGET else [])
+    assert said.startswith(short([reason])) and text([reason]) == said
