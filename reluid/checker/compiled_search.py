@@ -10,25 +10,31 @@ exact Gram–Schmidt data and from the very doubles fplll enumerates with (read
 back from fpylll's ``MatGSO``): every point of the exact ball is then among
 the points returned, and each returned point is tested exactly by the caller.
 
-The enumeration cannot be interrupted, so its work is charged before it runs,
-from the certificate's recorded node count, and the count fplll reports is
-compared with it afterwards (a certificate whose ball needs more nodes than it
-records is rejected).  This module imports the standard library, flint, the
-registry and, lazily, fpylll: nothing of the producer.
+The enumeration cannot be interrupted from Python, so its work is charged
+before it runs, from the certificate's recorded node count, and it runs in a
+child process whose CPU time is limited to what that count allows
+(:data:`NODES_PER_CPU_SECOND`, with a margin): a certificate that records fewer
+nodes than its ball needs cannot make the check run longer than its charge
+says.  A run stopped there leaves the claim not re-verified (the work limit);
+one that ends is compared with the recorded count (a certificate whose ball
+needs more nodes than it records is rejected).  This module imports the
+standard library, flint, the registry and, lazily, fpylll: nothing of the
+producer.
 """
 
 from __future__ import annotations
 
 import math
+import multiprocessing
 from fractions import Fraction
 
 from flint import fmpz_mat
 
-from reluid.checker.registry import Context, charge, fail
+from reluid.checker.registry import Context, WorkLimit, charge, fail
 from reluid.checker.search import SEARCHED, searched
 
-__all__ = ["COMPILED_NODE_LIMIT", "COMPILED_POINT_LIMIT", "NODES_PER_STEP", "have_fplll", "safe_radius",
-           "ball_points"]
+__all__ = ["COMPILED_NODE_LIMIT", "COMPILED_POINT_LIMIT", "NODES_PER_STEP", "NODES_PER_CPU_SECOND", "have_fplll",
+           "safe_radius", "ball_points"]
 
 COMPILED_NODE_LIMIT = (1 << 31) - 1
 """Most nodes a ``lattice-cvp`` certificate may record (fpylll reports the count as a 32-bit integer)."""
@@ -36,6 +42,9 @@ COMPILED_POINT_LIMIT = 1 << 12
 """Most lattice points of the ball the checker accepts (each is tested exactly, O(n·r))."""
 NODES_PER_STEP = 16
 """Enumeration nodes per step of the work limit (fplll visits 10⁷–10⁸ nodes a second, 16 within a Python step)."""
+NODES_PER_CPU_SECOND = 5 * 10**6
+"""The slowest rate the enumeration is allowed: a run of N recorded nodes gets 1 + N / this CPU seconds (fplll
+measured 2.7·10⁷ nodes per CPU second on this project's CI machine, so the margin is about five)."""
 
 _U = Fraction(1, 1 << 53)          # the unit roundoff of IEEE double, round to nearest
 _K = 96                            # upward dyadic roundings keep 96 bits after the point
@@ -126,18 +135,12 @@ def ball_points(ctx: Context, B, d, a, n: int, radius: Fraction, nodes: int) -> 
     r = len(B)
     if not have_fplll():
         fail(ctx, "a lattice-cvp certificate is checked by fplll's enumeration: pip install reluid[lattice]")
-    from fpylll import GSO, Enumeration, EnumerationError, IntegerMatrix
-    from fpylll.fplll.enumeration import EvaluatorStrategy
-
     if not 0 <= nodes <= COMPILED_NODE_LIMIT:
         fail(ctx, f"nodes = {nodes} is outside [0, {COMPILED_NODE_LIMIT}]")
     if float(radius) != radius:
         fail(ctx, "the radius must be a double (the enumeration runs with it exactly)")
     charge(ctx, r * r * 8, "the safe radius of the compiled enumeration")
-    M = GSO.Mat(IntegerMatrix.from_matrix(B), float_type="double")
-    M.update_gso()
-    r_hat = [M.get_r(j, j) for j in range(r)]
-    mu_hat = [[M.get_mu(i, j) for j in range(i)] for i in range(r)]
+    _, (r_hat, mu_hat) = _gso(B)
     tau_hat = [float(Fraction(a[r][t], 2 * d[t + 1])) for t in range(r)]
     if not all(math.isfinite(x) for x in r_hat + tau_hat + [m for row in mu_hat for m in row]):
         fail(ctx, "fplll's Gram–Schmidt data of the basis is not finite in double precision")
@@ -150,19 +153,77 @@ def ball_points(ctx: Context, B, d, a, n: int, radius: Fraction, nodes: int) -> 
                   "(docs/mathematics.md §3): the enumeration could miss a point of the ball")
     charge(ctx, nodes // NODES_PER_STEP + 1, f"fplll's enumeration of {nodes:,} nodes ({SEARCHED})")
     searched(ctx, f"the lattice points of a ball, by fplll's enumeration ({nodes:,} nodes)")
-    E = Enumeration(M, nr_solutions=COMPILED_POINT_LIMIT + 1, strategy=EvaluatorStrategy.BEST_N_SOLUTIONS)
-    try:
-        sols = E.enumerate(0, r, float(radius), 0, target=tau_hat)
-    except EnumerationError:           # fplll: "no solution found"
-        sols = []
-    used = E.get_nodes()
+    seconds = 1 + -(-nodes // NODES_PER_CPU_SECOND)
+    child = _enumerate_apart(B, float(radius), tau_hat, seconds)
+    if child is None:
+        raise WorkLimit(ctx.claim_id or "claim",
+                        f"fplll's enumeration ran past the {seconds} CPU second(s) that the certificate's "
+                        f"{nodes:,} nodes allow: not re-verified (the ball may need more nodes than it records)")
+    if child[0] != (r_hat, mu_hat):
+        fail(ctx, "fplll's Gram–Schmidt data differ between two runs on the same basis")
+    sols, used = child[1], child[2]
     if not 0 <= used <= nodes:
         fail(ctx, f"the enumeration needs {used:,} nodes, more than the certificate's {nodes:,}")
     if len(sols) > COMPILED_POINT_LIMIT:
         fail(ctx, f"the ball holds more than {COMPILED_POINT_LIMIT} lattice points")
     out = []
-    for _, coords in sols:
+    for coords in sols:
         if not all(float(v).is_integer() for v in coords):
             fail(ctx, "fplll returned a non-integral coefficient vector")
         out.append(tuple(int(v) for v in coords))
     return out
+
+
+def _gso(B):
+    """(M, (r̂, μ̂)): fplll's Gram–Schmidt object of the basis B in double precision, and its data."""
+    from fpylll import GSO, IntegerMatrix
+
+    r = len(B)
+    M = GSO.Mat(IntegerMatrix.from_matrix(B), float_type="double")
+    M.update_gso()
+    return M, ([M.get_r(j, j) for j in range(r)], [[M.get_mu(i, j) for j in range(i)] for i in range(r)])
+
+
+def _enumerate(B, radius: float, tau_hat):
+    """((r̂, μ̂), solutions, nodes) of fplll's enumeration of the ball of squared radius ``radius`` around τ̂."""
+    from fpylll import Enumeration, EnumerationError
+    from fpylll.fplll.enumeration import EvaluatorStrategy
+
+    r = len(B)
+    M, gso = _gso(B)
+    E = Enumeration(M, nr_solutions=COMPILED_POINT_LIMIT + 1, strategy=EvaluatorStrategy.BEST_N_SOLUTIONS)
+    try:
+        sols = E.enumerate(0, r, radius, 0, target=tau_hat)
+    except EnumerationError:           # fplll: "no solution found"
+        sols = []
+    return gso, [tuple(coords) for _, coords in sols], E.get_nodes()
+
+
+def _child(conn, B, radius, tau_hat, seconds) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))   # the kernel stops the child past it
+    conn.send(_enumerate(B, radius, tau_hat))
+    conn.close()
+
+
+def _enumerate_apart(B, radius: float, tau_hat, seconds: int):
+    """:func:`_enumerate` in a child process limited to ``seconds`` of CPU time; None if it did not finish."""
+    methods = multiprocessing.get_all_start_methods()
+    mp = multiprocessing.get_context("fork" if "fork" in methods else methods[0])
+    receive, send = mp.Pipe(duplex=False)
+    proc = mp.Process(target=_child, args=(send, B, radius, tau_hat, seconds), daemon=True)
+    proc.start()
+    send.close()
+    try:
+        # CPU time bounds the child; the wall clock only guards against a machine too loaded to give it that time
+        if not receive.poll(60 + 20 * seconds):
+            return None
+        return receive.recv()
+    except EOFError:                   # the child was stopped (its CPU limit) before it sent anything
+        return None
+    finally:
+        receive.close()
+        if proc.is_alive():
+            proc.kill()
+        proc.join()

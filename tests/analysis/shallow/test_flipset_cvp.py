@@ -118,6 +118,26 @@ def test_work_limit_charged(cvp_case):
         check(theta, {**ev, "nodes": compiled.COMPILED_NODE_LIMIT})
 
 
+def test_enumeration_is_stopped_at_the_cpu_time_its_recorded_nodes_allow():
+    """A ball far larger than its recorded node count cannot make the check run on: the child is stopped."""
+    rng = random.Random(1)
+    r = 90
+    B = [[1000 * (i == j) + rng.randint(-30, 30) for j in range(r)] for i in range(r)]
+    assert compiled._enumerate_apart(B, 3.0e9, [0.5 + 0.01 * i for i in range(r)], 1) is None
+    small = compiled._enumerate_apart(B[:4], 4.0e6, [0.5] * 4, 1)        # a small ball ends and is returned
+    assert small is not None and small[2] > 0 and small[0] == compiled._gso(B[:4])[1]
+
+
+def test_a_stopped_enumeration_leaves_the_claim_not_re_verified(cvp_case, monkeypatch):
+    """When the child does not finish, the claim is over the work limit (not re-verified), never accepted."""
+    from reluid.checker.registry import WorkLimit
+
+    theta, ev = cvp_case
+    monkeypatch.setattr(compiled, "_enumerate_apart", lambda *args: None)
+    with pytest.raises(WorkLimit, match="CPU second"):
+        check(theta, ev)
+
+
 def test_planted_flip_sets_are_met():
     """A planted flip set: the producer finds it, and evidence claiming none is rejected by the checker."""
     rng = random.Random(7)
