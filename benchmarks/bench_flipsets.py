@@ -16,7 +16,14 @@ seconds (``time.process_time``: the machine is shared) and the peak RSS:
 * lattice-enum, m = 10, k = 1, n = 140 and m = 2, k = 1, n = 50 and 60: against
   the Gram–Schmidt certificate on the LLL basis alone, the enumeration on the
   LLL basis (no BKZ), exhaustive 2ⁿ search (measured at n = 24, extrapolated)
-  and z3 alone.
+  and z3 alone;
+* the hard regimes (``cvp``), m = 10, k = 1, n = 160 / 180 / 200 and m = 2,
+  k = 1, n = 70 / 80 / 90 / 100, each with a 120 s timeout: reluid's auto path
+  (``lattice-cvp``: BKZ-32 and fplll's enumeration, certify and check) against
+  the pure-Python enumeration (``lattice-enum`` on the BKZ-20 basis, certify
+  and check, bounded by its 10⁷ nodes rather than the wall clock, which a
+  shared machine distorts); the ratio is the baseline's certify + check over
+  reluid's (``≥`` when the baseline gave up).
 
 ``--quick`` runs smaller instances of each target (CI-sized, about a minute).
 
@@ -279,6 +286,24 @@ def _task(kind, m, k, n, weights, opts):
         _, margin = _lp(Ah, Mh, Clock(opts.get("timeout")))
         out["lp"] = _cpu() - t
         out["status"] = f"margin {margin:.3g}" if margin is not None else "no optimum"
+    elif kind == "python-enum":                      # the ½-shifted ball enumerated in Python (lattice-enum)
+        from reluid.analysis.shallow.flipsets._problem import Clock, Problem
+        from reluid.analysis.shallow.flipsets.lattice import lattice
+        from reluid.analysis.shallow.flipsets.rank import profile
+        t = _cpu()
+        prob, clock = Problem(theta), Clock(opts.get("timeout"))
+        try:
+            res = lattice(prob, profile(prob, clock), clock, compiled=False)
+            out.update(status=res.outcome.value, reason=res.reason, nodes=(res.evidence or {}).get("nodes"))
+        except Exception as e:      # a timeout
+            res = None
+            out.update(status="timeout", reason=str(e))
+        out["certify"] = _cpu() - t
+        if res is not None and res.outcome.value == "none":
+            ev = json.loads(json.dumps(res.evidence))
+            t = _cpu()
+            VERIFIERS["no-flip-set"](ev, Context(theta.to_network(), "c"))
+            out["check"] = _cpu() - t
     elif kind in ("lll-gs", "lll-enum"):
         from reluid.analysis.shallow.flipsets._problem import Clock, Problem
         from reluid.analysis.shallow.flipsets.lattice import lattice
@@ -359,7 +384,7 @@ def main_targets(args, log) -> int:
             row(name, "", None, None, z.get("mb"), f"z3 only: {z.get('status')}", z.get("certify"),
                 ratio(z.get("certify"), ours))
 
-    want = set(args.targets or ("separation", "floor", "lattice"))
+    want = set(args.targets or ("separation", "floor", "lattice", "cvp"))
 
     # 1. separation
     seps = [] if "separation" not in want else [(32, 10, 512), (784, 10, 1024)] if quick else [(64, 10, 1024), (784, 10, 10000)]
@@ -428,6 +453,25 @@ def main_targets(args, log) -> int:
         z3_row(name, run_task("certify", m, 1, n, method="z3", timeout=budget), ours)
         if n > MITM_MAX_N:
             row(name, "", None, None, None, f"meet in the middle: n > {MITM_MAX_N}, not run", None, "")
+    # 4. hard regimes: fplll's enumeration (lattice-cvp) against the Python one (lattice-enum)
+    hard = [] if "cvp" not in want else [(10, 140), (2, 60)] if quick else [(10, 160), (10, 180), (10, 200),
+                                                                           (2, 70), (2, 80), (2, 90), (2, 100)]
+    limit = 20.0 if quick else 120.0
+    for m, n in hard:
+        name = f"lattice-cvp m{m} k1 n{n}"
+        log(f"== {name}")
+        r = run_task("certify", m, 1, n, timeout=limit, hard=int(4 * limit) + 120)
+        ours = (r.get("certify") or 0) + (r.get("check") or 0) if r.get("status") != "unknown" else None
+        txt = f"{r.get('status')} {r.get('method')}" + (f" ({r.get('nodes')} nodes)" if r.get("nodes") else "")
+        row(name, txt if r.get("status") != "unknown" else f"unknown: {(r.get('reason') or '')[:60]}",
+            r.get("certify"), r.get("check"), r.get("mb"), "", None, "")
+        b = run_task("python-enum", m, 1, n, hard=int(4 * limit) + 120)   # bounded by its 10⁷ nodes, not the clock
+        base = (b.get("certify") or 0) + (b.get("check") or 0) if b.get("status") == "none" else None
+        btxt = (f"Python enumeration: {b.get('status')}" + (f", {b.get('nodes')} nodes" if b.get("nodes") else "")
+                + (f", check {_fmt(b.get('check'))} s" if b.get("check") is not None else ""))
+        row(name, "", None, None, b.get("mb"), btxt, b.get("certify"),
+            ratio(base, ours) if base is not None and ours else
+            (f"≥ {b.get('certify') / ours:.1f}x" if ours and b.get("certify") else ""))
     log("")
     head = ("| target | reluid | certify s | check s | peak MB | baseline | baseline s | ratio |\n"
             "| --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -441,7 +485,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="CI-sized instances and a 5 s budget")
     ap.add_argument("--ladders", action="store_true", help="the width ladders instead of the targets")
-    ap.add_argument("--targets", nargs="*", choices=("separation", "floor", "lattice"),
+    ap.add_argument("--targets", nargs="*", choices=("separation", "floor", "lattice", "cvp"),
                     help="run only these targets")
     ap.add_argument("--only", nargs="*", choices=sorted(CONFIGS), help="ladders: run only these configurations")
     ap.add_argument("--budget", type=float, help="seconds per run (default 60, or 5 with --quick)")

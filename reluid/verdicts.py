@@ -268,6 +268,7 @@ class FlipSetMethod(Name):
     RANK = "rank"
     LATTICE = "lattice"
     LATTICE_ENUM = "lattice-enum"
+    LATTICE_CVP = "lattice-cvp"
     SEPARATION = "separation"
     SEPARATION_SPLIT = "separation-split"
     ENUMERATE = "enumerate"

@@ -37,6 +37,13 @@ from the network in the context; the certificate only says where to look.
     whose lattice points are enumerated here exactly (integer bounds from the
     exact Gram–Schmidt data never prune a point of the ball), within
     ``nodes`` ≤ 2^25 nodes; no leaf is a nonzero 0/1 or 0/−1 vector.
+``lattice-cvp`` ``{p, basis, inverse, rank_rows, rank_cols, radius, points, nodes}``
+    the ball of ``lattice-enum``, enumerated by fplll
+    (:mod:`reluid.checker.compiled_search`) over the squared radius
+    ``radius``, which must be at least the proved safe bound of §3, so that
+    no point of the ball is missed despite rounding; the points it meets must
+    be exactly those listed (coefficient vectors), none is a nonzero 0/1 or
+    0/−1 vector, and it visits at most ``nodes`` ≤ 2^31 − 1 nodes.
 ``enumerate`` ``{p, rows}``
     every flip set x satisfies U_S x ≡ 0 (mod p) for the listed rows S, so its
     pivot coordinates (in rref(U_S) mod p) are fixed by its free ones; all
@@ -54,7 +61,8 @@ returns every flip set it finds, so that a claimed count of the fibre's
 orbits can be re-verified too.
 
 This module imports only the standard library, :mod:`reluid.model`,
-:mod:`reluid.certificates.schema`, the registry, :mod:`reluid.errors` and
+:mod:`reluid.certificates.schema`, the registry, :mod:`reluid.errors`,
+:mod:`reluid.checker.compiled_search` (fplll's enumeration, for ``lattice-cvp`` only) and
 python-flint's exact matrices (no numpy: the rank minor is built with packed
 big-integer products, its determinant taken by flint).
 """
@@ -70,6 +78,7 @@ from flint import fmpz_mat, nmod_mat
 
 from reluid.certificates.schema import ClaimKind
 from reluid.checker import readers as R
+from reluid.checker.compiled_search import ball_points
 from reluid.checker.linalg import pivots_mod_p
 from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.checker.search import searched
@@ -87,11 +96,13 @@ _KEYS = {FlipSetMethod.RANK: {"method", "p", "rows"}, FlipSetMethod.ENUMERATE: {
          FlipSetMethod.MITM: {"method", "n"},
          FlipSetMethod.LATTICE: {"method", "p", "basis", "inverse", "rank_rows", "rank_cols"},
          FlipSetMethod.LATTICE_ENUM: {"method", "p", "basis", "inverse", "rank_rows", "rank_cols", "nodes"},
+         FlipSetMethod.LATTICE_CVP: {"method", "p", "basis", "inverse", "rank_rows", "rank_cols", "radius", "points",
+                                     "nodes"},
          FlipSetMethod.SEPARATION: {"method", "y"}, FlipSetMethod.SEPARATION_SPLIT: {"method", "y", "rest", "sub"},
          FlipSetMethod.Z3: {"method", "encoding", "rows"}}
 #: the certificates a ``separation-split`` may rest on for the neurons it leaves
-_SUB_METHODS = (FlipSetMethod.RANK, FlipSetMethod.LATTICE, FlipSetMethod.LATTICE_ENUM, FlipSetMethod.ENUMERATE,
-                FlipSetMethod.MITM)
+_SUB_METHODS = (FlipSetMethod.RANK, FlipSetMethod.LATTICE, FlipSetMethod.LATTICE_ENUM, FlipSetMethod.LATTICE_CVP,
+                FlipSetMethod.ENUMERATE, FlipSetMethod.MITM)
 LATTICE_ENUM_NODE_LIMIT = 1 << 25
 """Most nodes the checker enumerates for a ``lattice-enum`` certificate (about 100 s of Python)."""
 LATTICE_ENUM_LEAF_LIMIT = 1 << 16
@@ -319,8 +330,8 @@ def _lattice(ev, ctx, theta, sink):
             f"so no x ∈ {{0,±1}}^n∖0 has Ux = 0 (rank U = {n - r} mod {p})")
 
 
-def _ball_data(B, n):
-    """Exact Gram–Schmidt data of the ball ‖x − t‖² ≤ R², t = proj_V(½·1), as floors of S-scaled values.
+def _gram_schmidt(B, n):
+    """(d, a): the exact Gram–Schmidt data of the ball ‖x − t‖² ≤ R², t = proj_V(½·1).
 
     Fraction-free elimination of the Gram matrix of (b_1, …, b_r, 1): after
     step t, a[i][t] = d_t ⟨b_i, b*_t⟩ with d_t the leading t-minor, so
@@ -328,7 +339,7 @@ def _ball_data(B, n):
     ½·1 along b*_t is a[r][t]/(2 d_{t+1}), and dist²(1, V) = d_{r+1}/d_r (0 when
     1 ∈ V).  R² = n/4 − dist²(½·1, V) = (n − d_{r+1}/d_r)/4.
     """
-    r, S = len(B), 1 << LATTICE_ENUM_SCALE
+    r = len(B)
     G = _gram(B)
     ones = [sum(b) for b in B]
     a = [G[i] + [ones[i]] for i in range(r)] + [ones + [n]]
@@ -347,6 +358,13 @@ def _ball_data(B, n):
             for j in range(t + 1, r + 1):
                 a[i][j] = (piv * a[i][j] - a[i][t] * a[t][j]) // prev
         prev = piv
+    return d, a
+
+
+def _ball_data(B, n):
+    """The data of :func:`_gram_schmidt` as floors of S-scaled integers (S = 2^48): q, mu, centre, rhs."""
+    r, S = len(B), 1 << LATTICE_ENUM_SCALE
+    d, a = _gram_schmidt(B, n)
     q = [d[t + 1] * S // d[t] for t in range(r)]
     mu = [[a[i][t] * S // d[t + 1] for t in range(i)] for i in range(r)]
     centre = [a[r][t] * S // (2 * d[t + 1]) for t in range(r)]
@@ -438,6 +456,37 @@ def _lattice_enum(ev, ctx, theta, sink):
     return (f"lattice-enum: ker U ∩ Z^{n} has a saturated basis of {r} vectors (rank U = {n - r} mod {p}); "
             f"the exact enumeration of the ball around the projection of ½·1 that holds every 0/1 kernel vector "
             f"visited {nodes} nodes and found no flip set")
+
+
+def _lattice_cvp(ev, ctx, theta, sink):
+    """The ball of ``lattice-enum``, enumerated by fplll over a proved safe radius (docs/mathematics.md §3)."""
+    n = theta.n
+    nodes = _int(ctx, ev["nodes"], "nodes")
+    radius = R.rational(ctx, ev["radius"], "radius")
+    p, B, r = _kernel_basis(ev, ctx, theta)
+    if not r:
+        return f"lattice-cvp: ker U = 0 (rank U = n = {n} mod {p}), no flip set"
+    listed = {tuple(c) for c in R.tuples(ctx, ev["points"], "points", r)}
+    if len(listed) != len(ev["points"]):
+        fail(ctx, "points lists a coefficient vector twice")
+    try:
+        d, a = _gram_schmidt(B, n)
+    except ArithmeticError as e:
+        fail(ctx, f"the basis has no Gram–Schmidt data ({e})")
+    met = set(ball_points(ctx, B, d, a, n, radius, nodes))
+    if met - listed:
+        fail(ctx, f"the enumeration meets {len(met - listed)} lattice point(s) the certificate does not list")
+    if listed - met:
+        fail(ctx, f"the certificate lists {len(listed - met)} point(s) the enumeration does not meet")
+    charge(ctx, len(met) * n * r, f"testing the {len(met)} lattice points of the ball")
+    for c in sorted(met):
+        F = _signed_support(c, B, n)
+        if F:
+            sink(F)
+    return (f"lattice-cvp: ker U ∩ Z^{n} has a saturated basis of {r} vectors (rank U = {n - r} mod {p}); "
+            f"fplll's enumeration of the ball around the projection of ½·1, over a squared radius "
+            f"{float(radius):.6g} at least the proved safe bound, visited at most {nodes} nodes and met "
+            f"{len(met)} lattice point(s), none a flip set")
 
 
 def _enumerate(ev, ctx, theta, sink):
@@ -619,5 +668,6 @@ def _separation_split(ev, ctx, theta, sink):
 
 
 _VERIFY = {FlipSetMethod.RANK: _rank, FlipSetMethod.LATTICE: _lattice, FlipSetMethod.LATTICE_ENUM: _lattice_enum,
+           FlipSetMethod.LATTICE_CVP: _lattice_cvp,
            FlipSetMethod.ENUMERATE: _enumerate, FlipSetMethod.MITM: _mitm_claim, FlipSetMethod.Z3: _z3,
            FlipSetMethod.SEPARATION: _separation, FlipSetMethod.SEPARATION_SPLIT: _separation_split}

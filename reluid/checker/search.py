@@ -13,7 +13,9 @@ it searched:
 * the flip-set searches ``enumerate``, ``mitm`` and ``lattice-enum`` and the
   pattern searches ``modp-enum`` and ``proj-enum``: their loops live with their
   verifiers (:mod:`reluid.checker.flipsets`, :mod:`reluid.checker.patterns`)
-  and charge and record the same way.
+  and charge and record the same way;
+* ``lattice-cvp``: fplll's compiled enumeration of a ball over a radius proved
+  safe against its rounding, in :mod:`reluid.checker.compiled_search`.
 """
 
 from __future__ import annotations

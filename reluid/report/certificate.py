@@ -271,6 +271,14 @@ def _evidence(claim, net: Network | None) -> list:
                                "p = n − r). Every 0/1 vector x has ‖x − ½·1‖² = n/4, so every flip set lies in the "
                                "ball around the projection of ½·1 onto ker U; the checker enumerates that ball exactly "
                                f"({ev.get('nodes')} nodes) and finds none."))
+        elif method == FlipSetMethod.LATTICE_CVP:
+            out.append(Para.of(f"Evidence (compiled lattice enumeration): a BKZ-reduced basis of ker U ∩ Zⁿ "
+                               f"({len(ev.get('basis', ()))} vectors), saturated (B·C = I) and complete (rank U mod "
+                               "p = n − r). Every flip set lies in the ball around the projection of ½·1 onto ker U "
+                               "(every 0/1 vector x has ‖x − ½·1‖² = n/4); the checker enumerates that ball with "
+                               "fplll over a squared radius it proves safe against rounding "
+                               f"({ev.get('nodes')} nodes), meets the {len(ev.get('points', ()))} listed lattice "
+                               "point(s) and tests each exactly: none is a flip set."))
         elif method == FlipSetMethod.SEPARATION:
             Y = ev.get("y") or ()
             shown = (" Y = [" + "; ".join(" ".join(str(v) for v in row) for row in Y) + "].") \

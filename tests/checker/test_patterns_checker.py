@@ -410,7 +410,7 @@ def test_case_method_rules():
     # the nested evidence of flip must use a §3 method the virtual network allows
     bad = dict(flip_ent, evidence={"method": "z3", "encoding": "pb", "rows": []})
     assert reason_of(run_case, BOX, th, own, bad) == ("case P = [0], q = 0: the nested evidence must use one of "
-                                                      "['rank', 'lattice', 'lattice-enum', 'separation', "
+                                                      "['rank', 'lattice', 'lattice-enum', 'lattice-cvp', 'separation', "
                                                       "'separation-split', 'enumerate', 'mitm'], not 'z3'")
     # the nested §3 evidence keeps its own prime rules
     bad = dict(flip_ent, evidence={"method": "enumerate", "p": 3, "rows": []})

@@ -1,4 +1,7 @@
-"""The separation, separation-split and lattice-enum certificates and their forgeries (docs/mathematics.md §3)."""
+"""The separation, separation-split and lattice-enum certificates and their forgeries (docs/mathematics.md §3).
+
+lattice-cvp (fplll's enumeration) has its own tests: test_flipset_cvp.py.
+"""
 
 from __future__ import annotations
 
@@ -197,12 +200,24 @@ def test_split_sub_certificate_sees_a_flip_set_inside_the_rest():
 # lattice-enum
 # ---------------------------------------------------------------------------
 
+def python_enum(theta, reduce=None):
+    """The lattice method with the Python enumeration (``lattice-enum``), even when fplll is installed."""
+    from reluid.analysis.shallow.flipsets.lattice import lattice
+
+    prob = Problem(theta)
+    clock = Clock(None)
+    return lattice(prob, profile(prob, clock), clock, reduce=reduce, compiled=False)
+
+
 @pytest.fixture(scope="module")
 def enum_case():
     theta = float_theta(m=2, n=50, k=1, seed=0)          # GS bound impossible (det^(1/r) < √n), n > 44
-    res = find_flip_set(theta)
-    assert (res.outcome, res.method, res.evidence["method"]) == ("none", "lattice", "lattice-enum")
-    return theta, thawed(res)
+    res = python_enum(theta)
+    assert (res.outcome.value, res.evidence["method"]) == ("none", "lattice-enum")
+    auto = find_flip_set(theta)
+    assert (auto.outcome, auto.method) == ("none", "lattice")
+    assert auto.evidence["method"] == ("lattice-cvp" if have_fpylll() else "lattice-enum")
+    return theta, json.loads(json.dumps(res.evidence))
 
 
 def test_lattice_enum_certificate(enum_case):
@@ -289,12 +304,8 @@ def test_all_ones_in_the_kernel():
 
 
 def test_lattice_enum_without_bkz_is_still_complete(enum_case):
-    from reluid.analysis.shallow.flipsets.lattice import lattice
-
     theta, ev = enum_case
-    prob = Problem(theta)
-    clock = Clock(None)
-    res = lattice(prob, profile(prob, clock), clock, reduce=False)
+    res = python_enum(theta, reduce=False)
     assert res.outcome.value == "none" and res.evidence["method"] == "lattice-enum"
     check(theta, res.evidence)
     if have_fpylll():
@@ -315,7 +326,7 @@ def test_limits():
 def test_lattice_enum_targets(m, n):
     theta = float_theta(m=m, n=n, k=1, seed=0)
     res = find_flip_set(theta)
-    assert res.outcome == "none" and res.evidence["method"] == "lattice-enum"
+    assert res.outcome == "none" and res.evidence["method"] == ("lattice-cvp" if have_fpylll() else "lattice-enum")
     check(theta, thawed(res))
 
 
