@@ -40,6 +40,9 @@ from pathlib import Path
 
 import numpy as np
 
+from reluid.certificates.schema import read_certificate
+from reluid.report.reasons import certificate_reasons
+
 ROOT = Path(__file__).resolve().parents[1]
 #: issue 22's targets: 784-10000-10 from a file, certify and check (seconds); the wide network past n/km = 2
 CERTIFY_TARGET_S, CHECK_TARGET_S = 5.0, 3.0
@@ -164,7 +167,7 @@ def main(argv=None) -> int:
                 t, rc, _, c, rss = child(reluid("certify", str(net), "-o", str(cert), "--timeout", f"{seconds:g}",
                                                 "--memory-gb", str(WIDE_MEMORY_GB), "--format", "json"))
                 verdict = {0: "no-hidden-symmetries", 1: "hidden-symmetry", 3: "unknown"}.get(rc, f"exit {rc}")
-                reason = (json.loads(cert.read_text()).get("reason") or "") if cert.exists() else "(no certificate)"
+                reason = "; ".join(certificate_reasons(read_certificate(cert))) if cert.exists() else "(no certificate)"
                 cap = WIDE_MEMORY_GB * 1024
                 print(f"  {'-'.join(map(str, arch))}, --timeout {seconds:g}: {verdict} in {t:.1f} s wall / {c:.1f} s "
                       f"CPU ({'met' if t <= seconds else 'NOT met'}), peak RSS {rss:.0f} MB "
@@ -179,8 +182,9 @@ def main(argv=None) -> int:
                 t, rc, out, _ = wall(reluid("certify", str(net), "--timeout", "30", "--format", "text"))
                 verdict = {0: "no-hidden-symmetries", 1: "hidden-symmetry", 3: "unknown"}.get(rc, f"exit {rc}")
                 said = next((ln for ln in out.splitlines() if ln.startswith("Locally identifiable:")), "")
-                local = ("locally identifiable (claimed; not re-checked here)" if said.startswith(
-                    ("Locally identifiable: yes", "Locally identifiable: claimed")) else "not locally identifiable")
+                local = ("locally identifiable" if said.startswith(("Locally identifiable: yes",
+                                                                     "Locally identifiable: claimed"))
+                         else said.removeprefix("Locally identifiable: ").split(":")[0] or "no such line")
                 print(f"{'-'.join(map(str, arch))}: {verdict}, {local}, {t:.1f} s", flush=True)
     return 0
 
