@@ -368,8 +368,8 @@ def test_h4_by_search_finds_the_cover_of_thin_honest_evidence():
     # search, charged per set I (blocks + flats) and per node (blocks + 1)
     base = VERTICES + EDGES + 4 * 8 * RANK
     pairs, per_line = 6 * 3 * RANK, 4 * 4 * RANK
-    sets = 3 * (4 + 4)
-    assert c.budget.used > base + pairs + per_line + sets
+    sets = 3 * (4 + 4)                              # then one node (4 + 1 steps) for I = {1}, {2}, two for {1, 2}
+    assert c.budget.used == base + pairs + per_line + sets + 2 * 5 + 10 == 2339
     one = ev(flats=[EVIDENCE["flats"][t] for t in (0, 3, 4, 5)])
     rejects(one, "H4 fails: for I = {1} the 1 bend flats on those H_j are covered by 1 hyperplane(s) other than "
                  "the H_i")
@@ -383,11 +383,19 @@ def test_h4_by_search_that_finds_no_cover():
                    "any of the 7 sets I by |I| hyperplanes other than the H_i (3 hyperplanes through two flats): "
                    "H0–H4 of docs/mathematics.md §8 hold (recomputed)")
     used = c.budget.used
-    assert used == 8503
-    for limit in (used - 1, used - 40, used - 200):
+    # vertices 1176, edges 1152, flats 2304; the 15 pairs of flats 2880, the 3 planes through two of them 864;
+    # then per set I (7 of them) its blocks and flats, 3 + 6, and 3 + 1 per node of its search: 1, 1, 1, 3, 2, 3, 5
+    assert used == 1176 + 1152 + 2304 + 2880 + 864 + 7 * 9 + 4 * (1 + 1 + 1 + 3 + 2 + 3 + 5) == 8503
+    assert isinstance(used, int)
+    for limit, what, steps, before in ((7511, "the hyperplanes through two bend flats (H4)", 2880, 4632),
+                                       (8375, "the flats on each such hyperplane (H4)", 864, 7512),
+                                       (8384, "the H4 cover search", 9, 8376),
+                                       (8388, "the H4 cover search", 4, 8385),
+                                       (8502, "the H4 cover search", 20, 8483)):
         with pytest.raises(WorkLimit) as e:
             T.verify_two_layer_hypotheses(GLR3_EVIDENCE, Context(GLR3, "h", Budget(limit=limit)))
-        assert "(H4)" in e.value.reason or "the H4 cover search" in e.value.reason
+        assert e.value.reason == (f"{what} takes {steps:,} steps, past the checker's work limit ({limit:,} steps "
+                                  f"per certificate, {before:,} used; reluid check --work-limit raises it)")
     T.verify_two_layer_hypotheses(GLR3_EVIDENCE, Context(GLR3, "h", Budget(limit=used)))     # exactly enough
 
 
@@ -481,6 +489,13 @@ def test_a_flip_witness_that_is_not_one():
     # layer 2, output layer
     _flip_rejects(FLIPPY, changed(1, 1, 0, value=9), "layer-2 row 2 of θ′ is neither (W_k, w^F1_k) nor its negative")
     _flip_rejects(FLIPPY, changed(1, 0, bias=100), "layer-2 row 1 of θ′ is neither (W_k, w^F1_k) nor its negative")
+    kept = _flip(FLIPPY, (0, 1), ())                   # F2 = ∅: layer 2 kept as (W_k, w^F1_k)
+    K = [(list(map(list, l.weight)), list(l.bias)) for l in kept.layers]
+    K[1][1][0] += 1
+    _flip_rejects(FLIPPY, Network.from_lists(K), "layer-2 row 1 of θ′ is neither (W_k, w^F1_k) nor its negative")
+    K = [(list(map(list, l.weight)), list(l.bias)) for l in kept.layers]
+    K[1][0][1][0] += 1
+    _flip_rejects(FLIPPY, Network.from_lists(K), "layer-2 row 2 of θ′ is neither (W_k, w^F1_k) nor its negative")
     _flip_rejects(FLIPPY, changed(2, 0, bias=100), "the output layer of θ′ is not (V, c + Σ_(k∈F2) V_(:,k) w^F1_k)")
     _flip_rejects(FLIPPY, changed(2, 0, 0, value=3), "the output layer of θ′ is not (V, c + Σ_(k∈F2) V_(:,k) w^F1_k)")
 
