@@ -13,6 +13,7 @@ written out here.
 from __future__ import annotations
 
 import copy
+import itertools
 from fractions import Fraction as F
 
 import pytest
@@ -461,3 +462,54 @@ def test_w3b_width_is_bounded(monkeypatch):
     rejects(X_NET, X_EV, "W.3(b) in the x frame enumerates the sets F; n1 = 3 exceeds 2")
     monkeypatch.setattr(P, "MAX_B_WIDTH", 3)
     assert verify(X_NET, X_EV)[0].startswith("H0, H0′")
+
+
+def _all_orthants(network):
+    ctx = Context(network, "p")
+    T = P._Theta(ctx, network, "u", [0, 1, 2])
+    regions, listed = P._regions(ctx, T, [{"signs": "".join(t)} for t in itertools.product("+-", repeat=3)])
+    return ctx, T, regions, listed
+
+
+def _order_rejects(network, entry, reason):
+    ctx, T, regions, listed = _all_orthants(network)
+    others = [{"neuron": x, "seed": 0, "edges": [], "method": "b"} for x in range(3) if x != entry["neuron"]]
+    with pytest.raises(CheckFailed) as e:
+        P._order(ctx, T, [entry] + others, regions, listed)
+    assert e.value.reason == reason
+
+
+def test_goodness_of_a_region():
+    """W_3 = W_2 + e_1, w_3 = w_2 (u frame): where neuron 1 is off, g_3 = g_2, so those regions are not good."""
+    (A, a), (W, w), (V, c) = layers(U_NET)
+    W3 = [list(r) for r in W]
+    W3[2] = [W3[1][0] + 1, W3[1][1], W3[1][2]]
+    twin = with_layers(U_NET, W=W3, w=[w[0], w[1], w[1]])
+    _, _, regions, listed = _all_orthants(twin)
+    assert [regions[s][1] for s in listed] == [True, True, True, True, False, True, False, True]
+    assert regions[(-1, 1, 1)] == ({0, 1, 2}, False) and regions[(1, 1, -1)] == (set(), True)
+    # listed in the order +++, ++-, +-+, +--, -++, -+-, --+, ---
+    _order_rejects(twin, {"neuron": 0, "seed": 4, "edges": [], "method": "b"},
+                   "order entry 1: the seed must be a good region with g_1 visible (W.1(a))")
+    _order_rejects(twin, {"neuron": 0, "seed": 0, "edges": [[0, 0]], "method": "b"},
+                   "order entry 1 edge 1: both ends must be good regions with g_1 visible")
+
+
+def test_the_count_e4_in_the_u_frame():
+    """W_3 = (1, 0, 0), w_3 = -1: g_3 = u_1 - 1, visible exactly where neuron 1 is on; across H_2 from ++- the
+    count fails (K_t = {3} and nothing pinned yet: 1 < n2 - 1, and 1 < n2 on the other side)."""
+    (A, a), (W, w), (V, c) = layers(U_NET)
+    W3 = [list(r) for r in W]
+    W3[2] = [1, 0, 0]
+    single = with_layers(U_NET, W=W3, w=[w[0], w[1], -1])
+    _, _, regions, listed = _all_orthants(single)
+    assert regions[(1, 1, -1)] == ({2}, True) and regions[(1, -1, -1)] == ({2}, True)
+    _order_rejects(single, {"neuron": 2, "seed": 1, "edges": [[1, 1]], "method": "b"},
+                   "order entry 1 edge 1: the count (e4) fails")
+    # with neuron 1 pinned before, P − K_t = {1} makes the count: the edge passes and W.3(b) decides (and fails)
+    ctx, T, regions, listed = _all_orthants(single)
+    order = [{"neuron": 0, "seed": 0, "edges": [], "method": "b"},
+             {"neuron": 2, "seed": 1, "edges": [[1, 1]], "method": "b"}, {"neuron": 1, "seed": 0, "edges": [], "method": "b"}]
+    with pytest.raises(CheckFailed) as e:
+        P._order(ctx, T, order, regions, listed)
+    assert e.value.reason == "order entry 2: W.3(b) fails for some F ⊆ [n1]"
