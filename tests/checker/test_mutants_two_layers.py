@@ -235,12 +235,6 @@ def test_edge_reading():
             "edge 1: both regions -+ and -- must be listed (and verified) full vertices")
 
 
-def test_an_edge_label_must_be_plus_in_its_signs():
-    """The edge (s, s^(j)) is read with s_j = '+'; '+' at j is accepted, '-' rejected (not s_j <= 0)."""
-    T._edges(ctx(), T._Theta(CERTIFIED), [{"signs": "++", "label": 0}, {"signs": "++", "label": 1}],
-             {(1, 1), (-1, 1), (1, -1)})
-
-
 def test_a_non_rigid_edge_is_h3():
     """On R_++ of this net g_1 = (1, 2, -1) and g_2 = (3, 2, -1): rank[u_1; g_1; g_2] = 2."""
     lax = variant(W=[[1, 2], [3, 2], [1, 1]], w=[-1, -1, -5])
@@ -355,6 +349,27 @@ def test_the_count_condition():
     assert T._count_condition([], 0)
 
 
+def test_the_work_budget_bounds_the_cover_search(monkeypatch):
+    """Before GLR3's last set I = {1, 2, 3}, 8483 steps are used; its search needs 5 nodes of 4 steps."""
+    def limited(limit):
+        return Context(GLR3, "h", Budget(limit=limit))
+
+    message = ("the H4 cover search takes 12 steps, past the checker's work limit (8,491 steps per certificate, "
+               "8,483 used; reluid check --work-limit raises it)")
+    with pytest.raises(WorkLimit) as e:                 # room for 2 nodes: the search stops there, a third charged
+        T.verify_two_layer_hypotheses(GLR3_EVIDENCE, limited(8491))
+    assert e.value.reason == message
+    monkeypatch.setattr(T, "COVER_LIMIT", 14)          # 1 node of COVER_LIMIT left when the budget runs out
+    with pytest.raises(WorkLimit) as e:
+        T.verify_two_layer_hypotheses(GLR3_EVIDENCE, limited(8491))
+    assert e.value.reason == message
+    monkeypatch.setattr(T, "COVER_LIMIT", 13)          # COVER_LIMIT runs out with the budget: the search's limit
+    with pytest.raises(CheckFailed) as e:
+        T.verify_two_layer_hypotheses(GLR3_EVIDENCE, limited(8491))
+    assert not isinstance(e.value, WorkLimit)
+    assert e.value.reason == "the H4 cover search exceeds the checker's limit of 13 nodes"
+
+
 def test_h4_by_search_finds_the_cover_of_thin_honest_evidence():
     """Two flats on each H_j: the count fails and the search finds the two lines through (0, 1/2), (1, 0) and
     (0, 3), (3/2, 0), each a hyperplane other than H_1, H_2 through a flat on each."""
@@ -424,6 +439,12 @@ def test_the_cover_search_is_bounded_and_charged(monkeypatch):
     thin = ev(flats=[EVIDENCE["flats"][t] for t in (0, 1, 3, 4)])
     monkeypatch.setattr(T, "COVER_LIMIT", 1)
     rejects(thin, "the H4 cover search exceeds the checker's limit of 1 nodes")
+    c = ctx()
+    with pytest.raises(CheckFailed):
+        T.verify_two_layer_hypotheses(thin, c)
+    with pytest.raises(CheckFailed) as e:              # with no step to spare it is still the node limit
+        T.verify_two_layer_hypotheses(thin, ctx(limit=c.budget.used))
+    assert not isinstance(e.value, WorkLimit) and "exceeds the checker's limit of 1 nodes" in e.value.reason
     monkeypatch.setattr(T, "COVER_LIMIT", 2_000_000)
     c = ctx()
     with pytest.raises(CheckFailed):
