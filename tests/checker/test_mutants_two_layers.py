@@ -414,6 +414,17 @@ def test_h4_by_search_that_finds_no_cover():
     T.verify_two_layer_hypotheses(GLR3_EVIDENCE, Context(GLR3, "h", Budget(limit=used)))     # exactly enough
 
 
+def test_a_hyperplane_through_two_flats_with_a_zero_leading_coefficient():
+    """The H4 search's hyperplanes are the functionals two flats share; one may lack x_1 (here ℓ = y - 1) and
+    still be a hyperplane: only a functional without any gradient (a constant) is no hyperplane."""
+    f1 = ([F(0), F(1), F(-1)], [F(1), F(0), F(0)])
+    f2 = ([F(0), F(2), F(-2)], [F(1), F(1), F(5)])
+    assert T._common_functional(f1, f2) == (F(0), F(1), F(-1))
+    g1 = ([F(0), F(0), F(1), F(-1)], [F(1), F(0), F(0), F(0)])          # n0 = 3: ℓ = z - 1
+    g2 = ([F(0), F(0), F(3), F(-3)], [F(0), F(1), F(0), F(0)])
+    assert T._common_functional(g1, g2) == (F(0), F(0), F(1), F(-1))
+
+
 def test_the_cover_search():
     a, b, c, d = 0, 1, 2, 3
     blocks = [frozenset({a, b}), frozenset({c, d}), frozenset({a, c})]
