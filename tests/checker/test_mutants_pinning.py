@@ -513,3 +513,128 @@ def test_the_count_e4_in_the_u_frame():
     with pytest.raises(CheckFailed) as e:
         P._order(ctx, T, order, regions, listed)
     assert e.value.reason == "order entry 2: W.3(b) fails for some F ⊆ [n1]"
+
+
+# ---- the work, charge by charge -------------------------------------------------------------
+
+#: the first charge of each kind in the honest checks: (what, steps used before it, its steps)
+U_CHARGES = [("integer layer-2 rows", 0, 24), ("the determinant of the n1 × n1 minor of A (mod p)", 24, 36),
+             ("H0 and H0′", 60, 33), ("the layer-2 pieces of a region", 93, 12),
+             ("the visible set of a region", 105, 12), ("the goodness of a region", 117, 10),
+             ("the bend triples (B1)–(B4)", 263, 110), ("the pieces modulo u_j on a wall", 373, 24),
+             ("the validity of the edges (e2)–(e4)", 601, 32), ("W.3(b) (closed form)", 633, 3)]
+X_CHARGES = [("integer forms of u and of the layer-2 rows", 0, 21), ("H0 and H0′", 21, 33),
+             ("reading the visibility evidence of a region", 54, 12), ("the layer-2 pieces of a region", 66, 18),
+             ("exact evaluation of points", 84, 34), ("the goodness of a region", 118, 8),
+             ("the bend triples (B1)–(B4)", 486, 90), ("the pieces modulo u_j on a wall", 576, 18),
+             ("the hyperplanes through two bend flats (H4)", 783, 3888),
+             ("the flats on each such hyperplane (H4)", 4671, 6561), ("the H4 cover search", 11232, 36),
+             ("the validity of the edges (e2)–(e4)", 13416, 42), ("W.3(b) over every F ⊆ [n1]", 13458, 508),
+             ("W.3(a) modulo p", 14008, 43)]
+
+
+def _over(network, evidence, limit):
+    with pytest.raises(WorkLimit) as e:
+        verify(network, evidence, limit=limit)
+    return e.value.reason
+
+
+@pytest.mark.parametrize("frame, what, before, steps", [("u", *c) for c in U_CHARGES] + [("x", *c) for c in X_CHARGES])
+def test_each_charge_is_taken_before_its_work_with_its_name(frame, what, before, steps):
+    network, evidence = (U_NET, U_EV) if frame == "u" else (X_NET, X_EV)
+    limit = before + steps - 1
+    assert _over(network, evidence, limit) == (
+        f"{what} takes {steps:,} steps, past the checker's work limit ({limit:,} steps per certificate, "
+        f"{before:,} used; reluid check --work-limit raises it)")
+
+
+def _scaled(c):
+    """X_NET with the rows (A_j, a_j) scaled by c > 0 and the columns W_(:,j) by 1/c (the same g^s_k), and X_EV
+    with the Motzkin multipliers y_i of u_i divided by c: the same certificate in larger numbers."""
+    (A, a), (W, w), (V, cc) = layers(X_NET)
+    big = net([[x * c for x in r] for r in A], [x * c for x in a], [[x / c for x in r] for r in W], w, V, cc)
+    ev = copy.deepcopy(X_EV)
+    for r in ev["regions"]:
+        for _, m in r["invisible"]:
+            m["y"] = [str(F(y) / c) for y in m["y"]]
+    return big, ev
+
+
+def test_larger_numbers_cost_more_words():
+    big, ev = _scaled(F(3) ** 200)                     # u_j of about 320 bits: 6 machine words
+    assert P._Theta(Context(big, "p"), big, "x", None).words == 6
+    msg, used = verify(big, ev)
+    assert msg == verify(X_NET, X_EV)[0] and used == 14701
+    assert _over(big, ev, 14700) == ("exact evaluation of points takes 12 steps, past the checker's work limit "
+                                     "(14,700 steps per certificate, 14,689 used; reluid check --work-limit raises it)")
+
+
+# ---- points on the boundary, walls, Motzkin combinations -----------------------------------
+
+def test_a_point_on_a_hyperplane_is_in_no_open_region():
+    # (20/7, -3): u_1 = 0, u_2 > 0, u_3 > 0
+    rejects(X_NET, changed(X_EV, _region(0, point=["20/7", -3])), "region 1: the point is not in R_+++")
+
+
+def test_a_wall_point_must_be_on_its_wall():
+    # the visible zero of g_1 in R_+++ is a point of Z(g_1) inside the region, not on H_3
+    ev = changed(X_EV, lambda ev: ev["order"][0]["edges"][0].__setitem__(2, ["86/19", -5]))
+    rejects(X_NET, ev, "order entry 1 edge 1: no point of {u_3 = 0 = g_1} on the wall (e2)")
+
+
+def test_a_region_without_visible_pieces():
+    """R_--- (all of layer 1 off): every g^s_k is the constant w_k; nothing to witness, nothing visible."""
+    ctx = Context(X_NET, "p")
+    T = P._Theta(ctx, X_NET, "x", None)
+    assert P._regions(ctx, T, [{"signs": "---", "point": [0, 4], "visible": [], "invisible": []}]) == (
+        {(-1, -1, -1): (set(), True)}, [(-1, -1, -1)])
+
+
+def test_a_motzkin_combination_with_a_gradient_is_no_certificate():
+    """y = (0, 0, 101/176), z = 1 on R_+++ for g_2: the combination is (0, -1359/1408 | -3481/1408), a
+    nonconstant function: it proves nothing (its first coordinate alone vanishes)."""
+    T = P._Theta(Context(X_NET, "p"), X_NET, "x", None)
+    g = T.g(Context(X_NET, "p"), (1, 1, 1))[1]
+    comb = [gg + F(101, 176) * uu for gg, uu in zip(g, T.u[2])]
+    assert comb == [0, F(-1359, 1408), F(-3481, 1408)]
+    rejects(X_NET, changed(X_EV, _region(0, invisible=[[1, {"y": [0, 0, "101/176"], "z": 1}]])),
+            "region 1 invisible 2: not a Motzkin certificate of emptiness")
+
+
+# ---- W.3 --------------------------------------------------------------------------------------
+
+def test_w3a_with_a_label_never_flipped():
+    """Entry 2 (W.3(a)) keeping the edges across H_1 and H_3 only: label 2 is never flipped, the difference
+    system has rank 2 < n1; both the fast rank modulo p and the exact rank see it."""
+    ev = changed(X_EV, lambda ev: ev["order"][1].update(edges=[ev["order"][1]["edges"][0], ev["order"][1]["edges"][2]]))
+    rejects(X_NET, ev, "order entry 2: the difference system of W.3(a) has a nonzero solution")
+    assert _over(X_NET, ev, 14030 + 108 - 1) == (
+        "W.3(a) exactly takes 108 steps, past the checker's work limit (14,137 steps per certificate, 14,030 used; "
+        "reluid check --work-limit raises it)")
+
+
+def test_w3_u_frame_work():
+    T = P._Theta(Context(U_NET, "p"), U_NET, "u", [0, 1, 2])
+    C = {(-1, -1, 1), (1, -1, 1), (-1, 1, 1), (-1, -1, -1)}
+    c = Context(U_NET, "p")
+    assert P._w3a(c, T, (-1, -1, 1), C) and c.budget.used == 4 * 3
+    with pytest.raises(WorkLimit) as e:
+        P._w3a(Context(U_NET, "p", Budget(limit=11)), T, (-1, -1, 1), C)
+    assert e.value.reason.startswith("W.3(a) takes 12 steps, past the checker's work limit (11 steps")
+    c = Context(U_NET, "p")
+    assert P._w3b(c, T, 0, (1, 1, 1), {(1, 1, 1)}) and c.budget.used == 3
+    with pytest.raises(WorkLimit) as e:
+        P._w3b(Context(U_NET, "p", Budget(limit=2)), T, 0, (1, 1, 1), {(1, 1, 1)})
+    assert e.value.reason.startswith("W.3(b) (closed form) takes 3 steps, past the checker's work limit (2 steps")
+
+
+def test_w3b_closed_form_needs_w_ki_nonzero():
+    (A, a), (W, w), (V, c) = layers(U_NET)
+    for row, holds in (([1, 1, 1], True), ([1, 0, 1], False), ([2, 1, -1], True)):
+        Wk = [list(r) for r in W]
+        Wk[0] = row
+        n = with_layers(U_NET, W=Wk)
+        T = P._Theta(Context(n, "p"), n, "u", [0, 1, 2])
+        assert P._w3b(Context(n, "p"), T, 0, (1, 1, 1), {(1, 1, 1)}) is holds
+        # a label with W_ki = 0 is fine once it is flipped somewhere
+        assert P._w3b(Context(n, "p"), T, 0, (1, 1, 1), {(1, 1, 1), (1, -1, 1)}) is True
