@@ -638,3 +638,67 @@ def test_w3b_closed_form_needs_w_ki_nonzero():
         assert P._w3b(Context(n, "p"), T, 0, (1, 1, 1), {(1, 1, 1)}) is holds
         # a label with W_ki = 0 is fine once it is flipped somewhere
         assert P._w3b(Context(n, "p"), T, 0, (1, 1, 1), {(1, 1, 1), (1, -1, 1)}) is True
+
+
+# ---- the edge conditions (e2)–(e4) in the x frame, on the regions they are given -----------------
+
+PPP, MPP = (1, 1, 1), (-1, 1, 1)
+
+
+def _x_order(network, regions, order):
+    """The order's verdict for regions whose visible sets and goodness are given (as _regions returns them)."""
+    ctx = Context(network, "p")
+    T = P._Theta(ctx, network, "x", None)
+    try:
+        P._order(ctx, T, order, regions, list(regions))
+    except CheckFailed as e:
+        return e.reason
+    return "valid"
+
+
+def _entry_x(k, seed, edges, method="b"):
+    return {"neuron": k, "seed": seed, "edges": [[r, j, [0, 0]] for r, j in edges], "method": method}
+
+
+def _rest(ks):
+    return [_entry_x(k, 0, []) for k in ks]
+
+
+def test_e2_the_gradients_of_u_j_and_g_k():
+    """W_1 = (1, 17/16, -5/16): on R_+++ the y-components of A_2 and A_3 cancel, ∇g_1 ∥ A_1."""
+    (A, a), (W, w), (V, c) = layers(X_NET)
+    W0 = [list(r) for r in W]
+    W0[0] = [1, F(17, 16), F(-5, 16)]
+    assert _x_order(with_layers(X_NET, W=W0), {PPP: ({0}, True), MPP: ({0}, True)},
+                    [_entry_x(0, 0, [(0, 0)])] + _rest([1, 2])) == "order entry 1 edge 1: rank_∇[u_1; g_1] < 2 (e2)"
+
+
+def test_e3_a_piece_in_span_u_j_g_k_on_one_side():
+    (A, a), (W, w), (V, c) = layers(X_NET)
+    twice = [list(r) for r in W]
+    twice[2] = [2 * W[1][0] + 1, 2 * W[1][1], 2 * W[1][2]]          # g_3 = 2 g_2 + u_1 on R_+++
+    only = [list(r) for r in W]
+    only[2] = [1, 0, 0]                                              # g_3 = u_1 on R_+++: 0 modulo u_1
+    for network in (with_layers(X_NET, W=twice, w=[w[0], w[1], 2 * w[1]]), with_layers(X_NET, W=only, w=[w[0], w[1], 0])):
+        # g_3 visible on the source side only: (e3) ranges over K_s ∪ K_t
+        assert _x_order(network, {PPP: ({1, 2}, True), MPP: ({1}, True)}, [_entry_x(1, 0, [(0, 0)])] + _rest([0, 2])) == (
+            "order entry 1 edge 1: rank[u_1; g_2; g_3] < 3 on one side (e3)")
+
+
+def test_e4_counts_the_pinned_neurons_off_each_side():
+    # K_s = [n2] alone makes the count (K_t = {1}, nothing pinned): the edge passes, W.3(b) decides
+    assert _x_order(X_NET, {PPP: ({0, 1, 2}, True), MPP: ({0}, True)}, [_entry_x(0, 0, [(0, 0)])] + _rest([1, 2])) == (
+        "order entry 1: W.3(b) fails for some F ⊆ [n1]")
+    # n2 = 4: neuron 4 pinned first (W.3(a) along three edges); then for neuron 1 across H_1 from R_++-,
+    # |K_s| + |P − K_s| = 3 + 1 = n2 makes the count although |K_t| + |P − K_t| = 2 < n2 − 1
+    (A, a), (W, w), (V, c) = layers(X_NET)
+    four = net(A, a, W + [[1, 1, 1]], w + [-1], [V[0] + [1]], c)
+    every = {0, 1, 2, 3}
+    regions = {PPP: (every, True), MPP: (every, True), (1, -1, 1): (every, True), (1, -1, -1): (every, True),
+               (1, 1, -1): ({0, 1, 2}, True), (-1, 1, -1): ({0}, True)}
+    first = _entry_x(3, 0, [(0, 0), (0, 1), (2, 2)], "a")
+    assert _x_order(four, regions, [first, _entry_x(0, 4, [(4, 0)])] + _rest([1, 2])) == (
+        "order entry 2: W.3(b) fails for some F ⊆ [n1]")
+    regions[(1, 1, -1)] = ({0, 1}, True)                             # one fewer on the source side: the count fails
+    assert _x_order(four, regions, [first, _entry_x(0, 4, [(4, 0)])] + _rest([1, 2])) == (
+        "order entry 2 edge 1: the count (e4) fails")
