@@ -99,7 +99,6 @@ class _Theta:
         if frame == Frame.U:
             self.d = n1
             self.u = [tuple(1 if t == j else 0 for t in range(n1)) + (0,) for j in range(n1)]
-            self.piv = list(range(n1))
             charge(ctx, n1 * (n1 + 1) * 2, "integer layer-2 rows")
             self.rows = []
             for row, b in zip(self.W, self.w):

@@ -702,3 +702,69 @@ def test_e4_counts_the_pinned_neurons_off_each_side():
     regions[(1, 1, -1)] = ({0, 1}, True)                             # one fewer on the source side: the count fails
     assert _x_order(four, regions, [first, _entry_x(0, 4, [(4, 0)])] + _rest([1, 2])) == (
         "order entry 2 edge 1: the count (e4) fails")
+
+
+# ---- the checker's integer forms and normal forms -------------------------------------------
+
+def test_integer_forms():
+    T = P._Theta(Context(U_NET, "p"), U_NET, "u", [0, 1, 2])
+    assert T.u == [(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0)]           # the u frame: u_j is the coordinate
+    assert T.rows == [(17, 6, -1, 9), (2, 5, -23, 17), (6, 21, -4, -4)]
+    n = with_layers(U_NET, W=[[F(1, 3), F(1, 2), 1], [1, 0, 0], [0, 1, 0]], w=[5, 1, 1])
+    assert P._Theta(Context(n, "p"), n, "u", [0, 1, 2]).rows[0] == (2, 3, 6, 30)   # every denominator cleared
+    X = P._Theta(Context(X_NET, "p"), X_NET, "x", None)
+    assert X.piv == [0, 0, 0] and X.U == [[7, 0, -20], [2, -5, 17], [-22, -17, 17]]
+    n = with_layers(X_NET, A=[[1, 0], [0, 2], [1, 5]], a=[0, 1, 2])
+    assert P._Theta(Context(n, "p"), n, "x", None).piv == [0, 1, 0]     # the first nonzero column of A_j
+
+
+def test_the_normal_form_is_exact():
+    assert P._nf((1, 2)) == (1, 2) == P._nf((3, 6)) and P._nf((-1, 2)) == (1, -2)
+    assert P._nf((3 ** 40, 3 ** 40 + 1)) == (3 ** 40, 3 ** 40 + 1)    # integers, not floats
+    assert all(type(x) is int for x in P._nf((4, 6)))
+
+
+def test_regions_read_every_piece():
+    (A, a), (W, w), (V, c) = layers(X_NET)
+    # W_1 with W_(1,2) = 0: on R_-+- (only neuron 2 active) g_1 is constant, g_2 and g_3 still need evidence
+    n = with_layers(X_NET, W=[[W[0][0], 0, W[0][2]], W[1], W[2]])
+    region = copy.deepcopy(X_EV["regions"][2])
+    region["visible"] = region["visible"][1:]
+    ctx = Context(n, "p")
+    T = P._Theta(ctx, n, "x", None)
+    assert P._regions(ctx, T, [region])[0] == {(-1, 1, -1): ({1}, True)}
+    region["invisible"] = []
+    with pytest.raises(CheckFailed) as e:
+        P._regions(ctx, T, [region])
+    assert e.value.reason == "region 1: neither a zero nor a Motzkin vector for g_3: K_s is not decided"
+    # W_2 = (2, 1, 8/11): on R_+++ the x-components cancel, g_2 varies in y only and still needs evidence
+    m = with_layers(X_NET, W=[W[0], [2, 1, F(8, 11)], W[2]])
+    region = copy.deepcopy(X_EV["regions"][0])
+    region["invisible"] = []
+    ctx = Context(m, "p")
+    T = P._Theta(ctx, m, "x", None)
+    assert T.gi(ctx, (1, 1, 1))[1][0] == 0 and T.gi(ctx, (1, 1, 1))[1][1] != 0
+    with pytest.raises(CheckFailed) as e:
+        P._regions(ctx, T, [region])
+    assert e.value.reason == "region 1: neither a zero nor a Motzkin vector for g_2: K_s is not decided"
+
+
+def test_h4_count_at_b_m_equal_m():
+    fl = U_EV["h4"]["flats"]
+    ev = changed(U_EV, lambda ev: ev["h4"].update(flats=fl[:1] + fl[4:6] + fl[8:11]))     # 1, 2, 3 per H_j
+    rejects(U_NET, ev, "H4 by Lemma H4-count needs, sorted, b_(m) > m for every m; the distinct bend flats per H_j "
+                       "are [1, 2, 3]")
+
+
+def test_h4_exhaustive_in_the_u_frame_excludes_the_h_i():
+    """Two flats on each H_j: the plane through the two on H_j is H_j itself (no cover of I = {j}); the search
+    finds the cover of I = {1, 2} by two planes."""
+    fl = U_EV["h4"]["flats"]
+    ev = changed(U_EV, lambda ev: ev["h4"].update(method="exhaustive", flats=fl[0:2] + fl[4:6] + fl[8:10]))
+    rejects(U_NET, ev, "H4 fails: for I = {1, 2} the 4 bend flats on those H_j are covered by 2 hyperplane(s) other "
+                       "than the H_i")
+
+
+def test_the_work_is_counted_in_whole_steps():
+    for network, evidence in ((U_NET, U_EV), (X_NET, X_EV)):
+        assert type(verify(network, evidence)[1]) is int
