@@ -768,3 +768,17 @@ def test_h4_exhaustive_in_the_u_frame_excludes_the_h_i():
 def test_the_work_is_counted_in_whole_steps():
     for network, evidence in ((U_NET, U_EV), (X_NET, X_EV)):
         assert type(verify(network, evidence)[1]) is int
+
+
+def test_w3b_checks_every_f():
+    """x frame, neuron 1 from R_+++ with one more region: W.3(b) fails for one F only (F = {3} across H_3, F = {2}
+    across H_2), after sets F that are inconsistent: every F must be tried."""
+    ctx = Context(X_NET, "p")
+    T = P._Theta(ctx, X_NET, "x", None)
+    assert P._w3b(ctx, T, 0, (1, 1, 1), {(1, 1, 1), (1, 1, -1)}) is False
+    assert P._w3b(ctx, T, 0, (1, 1, 1), {(1, 1, 1), (1, -1, 1)}) is False
+
+
+def test_u_frame_rows_clear_the_bias_denominator_too():
+    n = with_layers(U_NET, W=[[1, 1, 1], [1, 0, 0], [0, 1, 0]], w=[F(1, 3), 1, 1])
+    assert P._Theta(Context(n, "p"), n, "u", [0, 1, 2]).rows[0] == (3, 3, 3, 1)
