@@ -227,3 +227,61 @@ def test_reading_a_document(tmp_path):
         R.read_reduction(path)
     assert e.value.message == "format must be 'reluid.reduction/1', got 'y'" and str(path) in str(e.value)
     assert R.parse_reduction(json.dumps(d)) == d and R.parse_reduction(json.dumps(d).encode()) == d
+
+
+def test_more_rules_by_hand():
+    # σ of a bias in (0, 1) is the bias itself
+    half = nets(([[1], [0]], [0, F(1, 2)]), ([[1, 4]], [0]))
+    kept = nets(([[1]], [0]), ([[1]], [2]))
+    assert R.check_reduction(doc(half, kept, step("constant", 1, kept, value="1/2")), half, kept).valid
+    # a neuron equal to another (λ = 1) merges; a zero neuron (λ = 0) is no merge
+    dup = nets(([[1], [1]], [2, 2]), ([[1, 3]], [0]))
+    one = nets(([[1]], [2]), ([[4]], [0]))
+    assert R.check_reduction(doc(dup, one, step("merge", 1, one, into=0, factor=1)), dup, one).valid
+    zero = nets(([[1], [0]], [2, 0]), ([[1, 3]], [0]))
+    assert reason(doc(zero, one, step("merge", 1, one, into=0, factor=0)), zero, one) == (
+        "step 1 (merge, hidden layer 1, neuron 2): its incoming row and bias are not a positive multiple of "
+        "neuron 1's")
+    # the second hidden layer's width, not the first's
+    deep = nets(([[1], [2], [3]], [0, 0, 0]), ([[1, 1, 1], [2, 2, 2]], [0, 0]), ([[1, 1]], [0]))
+    merged = nets(([[1], [2], [3]], [0, 0, 0]), ([[1, 1, 1]], [0]), ([[3]], [0]))
+    assert reason(doc(deep, merged, step("zero-outgoing", 2, merged, layer=2)), deep, merged) == (
+        "step 1 (zero-outgoing, hidden layer 2, neuron 3): hidden layer 2 has 2 neuron(s)")
+    assert reason(doc(deep, merged, step("merge", 1, merged, layer=2, into=2, factor=2)), deep, merged) == (
+        "step 1 (merge, hidden layer 2, neuron 2): 'into' must be another neuron of hidden layer 2")
+    assert R.check_reduction(doc(deep, merged, step("merge", 1, merged, layer=2, into=0, factor=2)), deep,
+                             merged).valid
+
+
+def test_a_farkas_tree_that_proves_nothing():
+    first = nets(([[-1], [1]], [-1, 0]), ([[1, 1]], [0]))
+    rest = nets(([[1]], [0]), ([[1]], [0]))
+    got = reason(doc(first, rest, step("dead", 0, rest, premise={"tree": {"format": "x"}})), first, rest)
+    assert got.startswith("step 1 (dead, hidden layer 1, neuron 1): the Farkas tree does not prove that no input "
+                          "has z^1_1 > 0 (") and got.endswith(")")
+
+
+def test_documents_as_text_and_the_answer():
+    merged = nets(([[1], [0]], [0, 4]), ([[7, 5]], [1]))
+    d = doc(THETA, merged, step("merge", 1, merged, into=0, factor=2))
+    assert R.check_reduction(json.dumps(d), THETA, merged).valid
+    assert R.check_reduction(dict(d, steps=[]), THETA, merged).valid is False
+    with pytest.raises(CertificateError) as e:
+        R.parse_reduction('{"format": 1.5}')
+    assert "a reduction document" in e.value.message
+
+
+def test_reading_a_document_is_bounded(tmp_path, monkeypatch):
+    merged = nets(([[1], [0]], [0, 4]), ([[7, 5]], [1]))
+    text = json.dumps(doc(THETA, merged, step("merge", 1, merged, into=0, factor=2)))
+    path = tmp_path / "r.json"
+    path.write_text(text)
+    monkeypatch.setattr(R, "MAX_BYTES", len(text))
+    assert R.read_reduction(path)["format"] == R.FORMAT                     # at the bound: read
+    monkeypatch.setattr(R, "MAX_BYTES", len(text) - 1)
+    with pytest.raises(CertificateError) as e:
+        R.read_reduction(path)
+    assert (e.value.message, e.value.path) == ("reduction document too large", str(path))
+    with pytest.raises(CertificateError) as e:
+        R.read_reduction(tmp_path / "none.json")
+    assert e.value.path == str(tmp_path / "none.json") and e.value.message == "cannot read: No such file or directory"

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
+import pytest
+
 from reluid.checker import search as S
-from reluid.checker.registry import Budget, Context
+from reluid.checker.registry import Budget, Context, WorkLimit
 from reluid.model.network import Network
 
 #: x ↦ (1, 3) σ((2x1 + 2, x2 - 1)): rows of L1 norm 4 and 2
@@ -122,3 +124,29 @@ def test_searched_records_in_order():
     S.searched(c, "x")
     S.searched(c, "y")
     assert c.budget.searches == ["x", "y"]
+
+
+def test_the_work_of_the_form_is_charged_and_named():
+    with pytest.raises(WorkLimit) as e:
+        S.orbit_form(A, Context(A, "o", Budget(limit=5)))
+    assert e.value.reason == ("the orbit normal form takes 9 steps, past the checker's work limit (5 steps per "
+                              "certificate, 0 used; reluid check --work-limit raises it)")
+    many = Network.from_lists([([[k + 1, 0] for k in range(12)], [0] * 12), ([list(range(1, 13))], [0])])
+    with pytest.raises(WorkLimit) as e:                     # 12! orders: past the default limit
+        S.orbit_form(many)
+    assert e.value.claim == "orbit form" and "479,001,600 orders of tied neurons in hidden layer 1" in e.value.reason
+
+
+def test_ties_in_the_second_hidden_layer_cost_the_layers_after_it():
+    net = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[1, 1], [2, 2]], [0, 0]), ([[1, 3]], [0])])
+    c = Context(net, "o")
+    S.orbit_form(net, c)
+    # layer sizes 6, 6, 3: tail = (15, 9, 3); layer 1 charges 15, layer 2 charges 9 and then 2 orders × 3
+    assert c.budget.used == 15 + 9 + 2 * 3
+    assert c.budget.searches == ["2 orders of tied neurons in hidden layer 2"]
+
+
+def test_the_invariant_keeps_the_outputs_in_order():
+    two = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[1, 2], [5, 1]], [0, 3])])
+    # the hidden neurons (0, 1 | 0) and (1, 0 | 0) get the classes 0 and 1; the outputs are not sorted
+    assert S.orbit_invariant(two)[-1] == ((((0, F(2)), (1, F(1))), F(0)), (((0, F(1)), (1, F(5))), F(3)))
