@@ -6,6 +6,7 @@ Usage::
     python benchmarks/mutation.py                   # report the last run (``mutants/``)
     python benchmarks/mutation.py --threshold 90    # exit 1 when the overall kill rate is below 90 %
     python benchmarks/mutation.py --markdown reports/mutation.md
+    python benchmarks/mutation.py --run --only two_layers.py    # one module: its mutants (re-)run, it alone reported
 
 mutmut (configured in ``pyproject.toml``, ``[tool.mutmut]``) copies ``reluid/`` to
 ``mutants/``, mutates every function of ``reluid/checker/`` and runs, per mutant, the
@@ -20,7 +21,10 @@ points of the verifiers), and the report lists those separately.
 
 ``mutmut run`` keeps its results in ``mutants/``: after a change to the checker or the
 tests it re-runs the mutants of the functions that changed; ``--fresh`` removes
-``mutants/`` first and re-runs everything.
+``mutants/`` first and re-runs everything.  ``--only MODULE`` (repeatable) hands mutmut the
+mutant names ``reluid.checker.MODULE.*``, so that only that module's mutants run (all of them,
+again), and reports that module alone; a narrower test selection for such a run is set in
+``pyproject.toml`` (``pytest_add_cli_args_test_selection``), and the report should say so.
 """
 
 from __future__ import annotations
@@ -101,11 +105,13 @@ def _body(lines, span):
     return text
 
 
-def collect():
-    """{module: [(mutant name, status, line, change)]} from the last mutmut run."""
+def collect(only=None):
+    """{module: [(mutant name, status, line, change)]} from the last mutmut run (the modules ``only``, if given)."""
     result = {}
     for meta in sorted((MUTANTS / CHECKER).glob("*.py.meta")):
         module = meta.name[:-len(".meta")]
+        if only is not None and module not in only:
+            continue
         codes = json.loads(meta.read_text())["exit_code_by_key"]
         if not codes:
             continue
@@ -185,10 +191,16 @@ def report(result, *, markdown: bool = False) -> tuple[str, float]:
     return "\n".join(out), overall
 
 
-def run(jobs: int, fresh: bool) -> int:
+def module_name(module: str) -> str:
+    """``two_layers``, ``two_layers.py`` or ``reluid/checker/two_layers.py`` -> ``two_layers.py``."""
+    return Path(module).stem + ".py"
+
+
+def run(jobs: int, fresh: bool, only=None) -> int:
     if fresh and MUTANTS.exists():
         shutil.rmtree(MUTANTS)
-    return subprocess.call([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs)], cwd=ROOT)
+    names = [f"reluid.checker.{Path(m).stem}.*" for m in only or ()]
+    return subprocess.call([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *names], cwd=ROOT)
 
 
 def main(argv=None) -> int:
@@ -198,16 +210,19 @@ def main(argv=None) -> int:
     ap.add_argument("-j", "--jobs", type=int, default=max(1, min(2, os.cpu_count() or 1)))
     ap.add_argument("--threshold", type=float, default=None, help="fail below this overall kill rate (percent)")
     ap.add_argument("--markdown", type=Path, default=None, help="also write the report as Markdown")
+    ap.add_argument("--only", action="append", default=None, metavar="MODULE",
+                    help="run (with --run) and report only this checker module (repeatable)")
     args = ap.parse_args(argv)
+    only = None if args.only is None else {module_name(m) for m in args.only}
     if args.run:
-        code = run(args.jobs, args.fresh)
+        code = run(args.jobs, args.fresh, sorted(only) if only else None)
         if code:
             print(f"mutmut exited with {code}", file=sys.stderr)
             return code
     if not MUTANTS.exists():
         print("no mutants/ directory: run with --run first", file=sys.stderr)
         return 2
-    result = collect()
+    result = collect(only)
     text, overall = report(result)
     print(text)
     if args.markdown:

@@ -62,3 +62,11 @@ def test_the_report_reads_mutmut_results(tmp_path, monkeypatch):
     assert "| m.py | 2 | 1 | 0 | 1 | 0 | 0 | 50.0 % |" in text
     assert "reluid/checker/m.py:5  x_f__mutmut_2: - y = x + 1 / + y = x + 2" in text
     assert "reluid/checker/m.py:10  g (2 lines)" in text
+    # one module at a time: its mutants by name, and the report of that module alone
+    assert mutation.collect({"m.py"}) == result and mutation.collect({"n.py"}) == {}
+    assert mutation.module_name("reluid/checker/two_layers.py") == mutation.module_name("two_layers") == "two_layers.py"
+    calls = []
+    monkeypatch.setattr(mutation.subprocess, "call", lambda args, cwd: calls.append(args) or 0)
+    assert mutation.run(2, False, ["two_layers.py"]) == 0 and mutation.run(1, False) == 0
+    assert calls[0][-3:] == ["--max-children", "2", "reluid.checker.two_layers.*"]
+    assert calls[1][-2:] == ["--max-children", "1"]

@@ -99,7 +99,6 @@ class _Theta:
         if frame == Frame.U:
             self.d = n1
             self.u = [tuple(1 if t == j else 0 for t in range(n1)) + (0,) for j in range(n1)]
-            self.piv = list(range(n1))
             charge(ctx, n1 * (n1 + 1) * 2, "integer layer-2 rows")
             self.rows = []
             for row, b in zip(self.W, self.w):
@@ -324,11 +323,10 @@ def _motzkin(ctx, T, s, gk, raw, what):
 
 
 def _wall_point(ctx, T, s, j, k, raw, what, pending) -> bool:
-    """u frame: the orthant rule decides.  x frame: the point is read now and verified with the others of
-    its wall in :func:`_check_walls` (``pending``), in exact integer products."""
+    """u frame: the orthant rule decides (``raw`` is None: the evidence carries no point).  x frame: the point
+    is read now and verified with the others of its wall in :func:`_check_walls` (``pending``), in exact
+    integer products."""
     if T.frame == Frame.U:
-        if raw is not None:
-            fail(ctx, f"{what}: the u frame decides wall points itself (no point expected)")
         gk = T.g(ctx, s)[k]
         return _orthant_zero([gk[i] for i in range(T.n1) if i != j], gk[-1])
     pending.setdefault((s, j), []).append((k, _tl._point(ctx, raw, T.n0, what), what))
@@ -384,8 +382,9 @@ def _order(ctx, T, raw, regions, listed):
             red = T.red(ctx, s, j)
             if not red[k][0]:
                 fail(ctx, f"{w}: rank_∇[u_{j + 1}; g_{k + 1}] < 2 (e2)")
-            if not _wall_point(ctx, T, s, j, k, None if T.frame == Frame.U else ed[2], w, pending):
-                fail(ctx, f"{w}: no point of {{u_{j + 1} = 0 = g_{k + 1}}} on the wall (e2)")
+            # u frame: k ∈ K_t is already the orthant rule on the wall (g^t_k is g^s_k without u_j)
+            if T.frame == Frame.X:
+                _wall_point(ctx, T, s, j, k, ed[2], w, pending)
             for k2 in (Ks | Kt) - {k}:
                 if red[k2][1] is None or red[k2][1] == red[k][1]:
                     fail(ctx, f"{w}: rank[u_{j + 1}; g_{k + 1}; g_{k2 + 1}] < 3 on one side (e3)")
