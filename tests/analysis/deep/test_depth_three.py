@@ -8,6 +8,10 @@
 * Example 12.21: the facts of the Ω(3, 3, 2, 6, 1) network of §12.7 that exact evaluation, ranks and
   the shallow flip-set analysis decide (nonempty cells, the level-2 bend flats behind fullness,
   rigid edges, walls, the seed of the pinning certificate, trivial flip families).
+* Example 12.29 (ii): for the same network, the cutting set 𝒞 = {C, H_2, H_3} with
+  C = Z(z^{(+,+,+)}_1) is part of no nested cover (Definition 12.26): on the cell
+  R = {x_2 > 0, x_3 > 0, C > 0} the bend flats force the two layer-2 planes, and one cell D of those
+  planes holds simple fold points on 13 > n3 = 6 distinct planes (Lemma 12.25).
 """
 
 from __future__ import annotations
@@ -206,3 +210,102 @@ def test_example_12_21_flip_families_are_trivial():
             ([[F(1, 2)] * 6], [0])]
     eq = equivalent(NET_B, Network.from_lists(perm))
     assert eq.equal is True and eq.same_orbit is True
+
+
+#: Example 12.29: the plane C = Z(z^{(+,+,+)}_1) = {5x_1 + x_2 + 10x_3 = 5} replacing H_1
+C_29 = (5, 1, 10, -5)
+
+
+def _z2_piece(s, i):
+    """z^{2,s}_i as a row (∇, constant), u = x."""
+    return [F(W2_B[i][m]) * (s[m] > 0) for m in range(3)] + [F(B2_B[i])]
+
+
+def _z3_piece(s, r, k):
+    """z^{3,(s,r)}_k as a row."""
+    rows = [_z2_piece(s, i) for i in (0, 1)]
+    return [sum(W3_B[k][i] * (r[i] > 0) * rows[i][q] for i in (0, 1)) - (q == 3) for q in range(4)]
+
+
+def _at(row, x):
+    return sum(a * v for a, v in zip(row, x)) + row[3]
+
+
+def _in_R(x):
+    return x[1] > 0 and x[2] > 0 and _at(C_29, x) > 0
+
+
+def _level_2_witness(s, k, free):
+    """A rational point q of the level-2 flat of the triple ((s, (+, +)), neuron 2, k), i.e.
+    z^{2,s}(q) = (d_k, 0), with the coordinate ``free[0]`` set to ``free[1]``."""
+    target = (CD[k][1], 0)
+    m0, t = free
+    rest = [m for m in range(3) if m != m0]
+    x = [F(0)] * 3
+    x[m0] = F(t)
+    rhs = [target[i] - B2_B[i] - W2_B[i][m0] * (s[m0] > 0) * x[m0] for i in (0, 1)]
+    (a, b), (c, d) = ([W2_B[i][m] * (s[m] > 0) for m in rest] for i in (0, 1))
+    det = a * d - b * c
+    x[rest[0]], x[rest[1]] = (d * rhs[0] - b * rhs[1]) / det, (a * rhs[1] - c * rhs[0]) / det
+    return x
+
+
+def test_example_12_29_forced_planes_and_the_layer_3_count():
+    A = _z2_piece((1, 1, 1), 1)      # Z(z^{(+,+,+)}_2)
+    B = _z2_piece((-1, 1, 1), 1)     # Z(z^{(−,+,+)}_2)
+    flats = {}
+    for s, ks, free in (((1, 1, 1), (3, 4, 5), (2, F(1, 10))), ((-1, 1, 1), (0, 1, 2), (0, -F(1, 10)))):
+        zi, zo = _z2_piece(s, 1), _z2_piece(s, 0)
+        for k in ks:
+            zk = _z3_piece(s, (1, 1), k)
+            # (B1)–(B3) of the level-2 triple ((s, (+, +)), 2, k), Definition 12.13
+            assert W3_B[k][1] != 0 and rank([zi[:3], zk[:3]]) == 2
+            for k2 in range(6):
+                if k2 != k:
+                    other = _z3_piece(s, (1, 1), k2)
+                    assert rank([zi, other]) <= 1 or rank([zi, zk, other]) == 3
+            # a point of the active part S° (a wall point with every other z^3 nonzero) inside R
+            q = _level_2_witness(s, k, free)
+            u, z2, z3 = NET_B.preactivations(q)
+            assert all(s[m] * u[m] > 0 for m in range(3)) and z2[0] > 0 and z2[1] == 0
+            assert z3[k] == 0 and all(z3[k2] != 0 for k2 in range(6) if k2 != k)
+            assert _in_R(q)
+            flats[(s, k)] = [zi, zk]
+    lines = list(flats.values())
+    # none lies in a member of 𝒞 = {C, H_2, H_3}, so Definition 12.26(a) applies to each on R
+    cutting = [[F(v) for v in C_29], [0, 1, 0, 0], [0, 0, 1, 0]]
+    assert all(rank(p + [c]) == 3 for p in lines for c in cutting)
+    # pairwise distinct lines; the first three lie in Z(A), the last three in Z(B) and not in Z(A)
+    assert all(rank(p + q) >= 3 for p, q in product(lines, lines) if p is not q)
+    assert all(rank(p + [A]) == 2 for p in lines[:3])
+    assert all(rank(p + [B]) == 2 and rank(p + [A]) == 3 for p in lines[3:])
+    # so two planes carrying all six lines are Z(A) and Z(B) (one of them holds two lines of Z(A),
+    # the other the lines of Z(B) outside Z(A)): 𝒬_R = {Z(A), Z(B)} is forced, and in the component
+    # D = R ∩ {A > 0, B > 0} of R ∖ (Z(A) ∪ Z(B)) these simple fold points lie on 13 planes
+    points = [(F(32, 105), 1, F(1, 3)), (F(221, 570), F(1, 2), F(1, 3)), (F(5861, 12555), F(1, 31), F(1, 3)),
+              (F(71, 170), F(1, 2), F(1, 4)), (F(43, 140), 1, F(1, 4)), (F(166, 585), F(1, 4), F(1, 3)),
+              (-F(1, 7), F(499, 120), F(1, 6)), (-F(1, 7), F(457, 105), F(1, 7)), (-F(1, 8), F(1047, 220), F(1, 11)),
+              (-F(1, 367), F(903, 220), F(1, 11)), (-F(1, 1051), F(751, 210), F(1, 7)),
+              (-F(1, 601), F(401, 120), F(1, 6)), (0, 1, F(1, 2))]
+    planes = set()
+    for x in points:
+        x = [F(v) for v in x]
+        assert _in_R(x) and _at(A, x) > 0 and _at(B, x) > 0
+        u, z2, z3 = NET_B.preactivations(x)
+        zeros = [(1, j) for j in range(3) if u[j] == 0] + [(2, i) for i in range(2) if z2[i] == 0] + \
+                [(3, k) for k in range(6) if z3[k] == 0]
+        assert len(zeros) == 1      # exactly one hidden neuron vanishes: a simple fold point (Def. 12.23(c))
+        (layer, n), = zeros
+        s = tuple(1 if v > 0 else -1 for v in u)
+        r = tuple(1 if v > 0 else -1 for v in z2)
+        rho = [v > 0 for v in z3]
+        if layer == 3:
+            piece, coef = _z3_piece(s, r, n), F(1)                       # V_{:,k} = 1
+        else:
+            assert layer == 1                                           # the only other kind here
+            piece = [F(int(m == n)) for m in range(3)] + [F(0)]
+            coef = sum(W3_B[k][i] * (r[i] > 0) * W2_B[i][n] for k in range(6) if rho[k] for i in (0, 1))
+        assert any(v != 0 for v in piece[:3]) and coef != 0
+        lead = next(v for v in piece if v != 0)
+        planes.add(tuple(v / lead for v in piece))
+    assert len(planes) == 13 > 6
