@@ -12,6 +12,9 @@
   C = Z(z^{(+,+,+)}_1) is part of no nested cover (Definition 12.26): on the cell
   R = {x_2 > 0, x_3 > 0, C > 0} the bend flats force the two layer-2 planes, and one cell D of those
   planes holds simple fold points on 13 > n3 = 6 distinct planes (Lemma 12.25).
+* Example 12.29 (i): the level-2 flats and the level-1 flats with an active witness (enumerated
+  completely) admit a flat cover with the same 𝒞, which misses H_1: the flats of §12.5–§12.6 alone
+  do not decide Conjecture 12.20 for this network.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from itertools import product
 
 from reluid.analysis.deep.equivalence import equivalent
 from reluid.analysis.deep.regions import activation_regions
-from reluid.analysis.deep.strict import rank
+from reluid.analysis.deep.strict import nullspace, rank
 from reluid.analysis.shallow.flipsets import find_flip_set
 from reluid.model.network import Network
 
@@ -309,3 +312,105 @@ def test_example_12_29_forced_planes_and_the_layer_3_count():
         lead = next(v for v in piece if v != 0)
         planes.add(tuple(v / lead for v in piece))
     assert len(planes) == 13 > 6
+
+
+def _line(eqs):
+    """The line {e_1 = 0 = e_2} of R³ as (x0, d)."""
+    N = nullspace([list(e) for e in eqs], 4)
+    v = next(w for w in N if w[3] != 0)
+    x0 = [a / v[3] for a in v[:3]]
+    w = next(w for w in N if w is not v)
+    d = [w[q] - w[3] * x0[q] for q in range(3)]
+    return x0, d
+
+
+def _interval(rows, x0, d):
+    """{τ : row(x0 + τd) > 0 for every row} as an open interval (lo, hi) (None = unbounded), or None."""
+    lo = hi = None
+    for r in rows:
+        a, b = sum(r[q] * d[q] for q in range(3)), _at(r, x0)
+        if a == 0:
+            if b <= 0:
+                return None
+        elif a > 0:
+            lo = -b / a if lo is None else max(lo, -b / a)
+        else:
+            hi = -b / a if hi is None else min(hi, -b / a)
+    return None if lo is not None and hi is not None and lo >= hi else (lo, hi)
+
+
+def _signed(row, e):
+    return list(row) if e > 0 else [-v for v in row]
+
+
+def _example_12_21_flats():
+    """Every level-2 flat (Definition 12.13) and every level-1 flat with an active witness
+    (Definition 12.23(b)) of Example 12.21, each as (rows, x0, d, active τ-intervals)."""
+    u = [[F(int(m == j)) for m in range(3)] + [F(0)] for j in range(3)]
+    pats = list(product((1, -1), repeat=3))
+    flats = []
+    for s, r, i, k in product(pats, product((1, -1), repeat=2), (0, 1), range(6)):
+        zi, zk = _z2_piece(s, i), _z3_piece(s, r, k)
+        if r[i] < 0 or W3_B[k][i] == 0 or rank([zi[:3], zk[:3]]) != 2:
+            continue
+        if not all(rank([zi, _z3_piece(s, r, k2)]) <= 1 or rank([zi, zk, _z3_piece(s, r, k2)]) == 3
+                   for k2 in range(6) if k2 != k):
+            continue
+        x0, d = _line([zi, zk])
+        rows = [_signed(u[m], s[m]) for m in range(3)] + [_signed(_z2_piece(s, 1 - i), r[1 - i])]
+        iv = _interval(rows, x0, d)
+        if iv is not None:
+            flats.append(([zi, zk], x0, d, [iv]))
+    n2 = len(flats)
+    for s, j, i in product(pats, range(3), (0, 1)):
+        zi, zo = _z2_piece(s, i), _z2_piece(s, 1 - i)
+        if s[j] < 0 or W2_B[i][j] == 0 or rank([u[j][:3], zi[:3]]) != 2:
+            continue
+        if not (rank([u[j], zo]) <= 1 or rank([u[j], zi, zo]) == 3):
+            continue
+        x0, d = _line([u[j], zi])
+        ivs = []
+        for ro, rho in product((1, -1), product((1, -1), repeat=6)):
+            if not any(rh > 0 for rh in rho):          # (V D_ρ W^3)_{:,i} ≠ 0 (V = 1, W^3 > 0)
+                continue
+            rows = [_signed(u[m], s[m]) for m in range(3) if m != j] + [_signed(zo, ro)]
+            # z^3_k on the flat (z^{2,s}_i = 0 there): W^3_{k,o}[r_o = +] z^{2,s}_o − 1
+            rows += [_signed([W3_B[k][1 - i] * (ro > 0) * zo[q] - (q == 3) for q in range(4)], rho[k])
+                     for k in range(6)]
+            iv = _interval(rows, x0, d)
+            if iv is not None:
+                ivs.append(iv)
+        if ivs:
+            flats.append(([u[j], zi], x0, d, ivs))
+    return flats, n2
+
+
+def test_example_12_29_level_1_and_2_flats_admit_a_cover_missing_H_1():
+    flats, n2 = _example_12_21_flats()
+    assert (n2, len(flats) - n2) == (36, 14)
+    cutting = [[F(0), F(1), F(0), F(0)], [F(0), F(0), F(1), F(0)], [F(v) for v in C_29]]   # H_2, H_3, C
+    # the planes Q_R of each cell (signs of x_2, x_3, C); the cells with x_2, x_3 < 0 meet no flat
+    z = {s: [_z2_piece(s, i) for i in (0, 1)] for s in product((1, -1), repeat=3)}
+    cover = {(1, 1, 1): [z[(1, 1, 1)][1], z[(-1, 1, 1)][1]], (1, 1, -1): [z[(-1, 1, 1)][0], z[(-1, 1, 1)][1]],
+             (1, -1, 1): [z[(1, 1, -1)][1]], (1, -1, -1): [z[(1, 1, -1)][0], z[(1, 1, -1)][1]],
+             (-1, 1, 1): [z[(1, -1, 1)][1]], (-1, 1, -1): [z[(1, -1, 1)][0], z[(1, -1, 1)][1]]}
+    exempt = met = 0
+    for rows, x0, d, ivs in flats:
+        if any(rank(rows + [c]) == 2 for c in cutting):
+            exempt += 1        # the flat lies in a member of 𝒞
+            continue
+        for lo, hi in ivs:
+            cuts = sorted({-_at(c, x0) / sum(c[q] * d[q] for q in range(3)) for c in cutting
+                           if sum(c[q] * d[q] for q in range(3)) != 0})
+            ends = [lo] + [t for t in cuts if (lo is None or t > lo) and (hi is None or t < hi)] + [hi]
+            for a, b in zip(ends, ends[1:]):
+                t = (a + b) / 2 if a is not None and b is not None else (b - 1 if b is not None else
+                                                                        (a + 1 if a is not None else F(0)))
+                x = [x0[q] + t * d[q] for q in range(3)]
+                cell = tuple(1 if _at(c, x) > 0 else -1 for c in cutting)
+                # Definition 12.26(a): the flat lies in a plane of its cell's 𝒬_R (at most n2 = 2 planes)
+                assert any(rank(rows + [p]) == 2 for p in cover[cell]), (rows, cell)
+                met += 1
+    assert exempt == 15 and met > 0
+    # the cover misses H_1 = {x_1 = 0}: no member of 𝒞 is a multiple of u_1
+    assert all(rank([c, [F(1), F(0), F(0), F(0)]]) == 2 for c in cutting)
