@@ -15,6 +15,8 @@
 * Example 12.29 (i): the level-2 flats and the level-1 flats with an active witness (enumerated
   completely) admit a flat cover with the same 𝒞, which misses H_1: the flats of §12.5–§12.6 alone
   do not decide Conjecture 12.20 for this network.
+* Proposition 12.31 (slow): with the layer-1-edge flats added, no set {H_m : m ≠ j} ∪ {C} (C any real
+  plane other than H_j) is part of a flat cover, for j = 1, 2, 3 (the exact decision of Remark 12.30).
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from fractions import Fraction as F
 
 from itertools import product
 
+import pytest
+
 from reluid.analysis.deep.equivalence import equivalent
-from reluid.analysis.deep.regions import activation_regions
-from reluid.analysis.deep.strict import nullspace, rank
+from reluid.analysis.deep.regions import activation_regions, strict_feasibility
+from reluid.analysis.deep.strict import nullspace, rank, rref
 from reluid.analysis.shallow.flipsets import find_flip_set
 from reluid.model.network import Network
 
@@ -386,6 +390,120 @@ def _example_12_21_flats():
     return flats, n2
 
 
+def _layer_1_edge_flats():
+    """The flats of the edge bend triples on layer-1 edges (Definition 12.23(a)): z^3_k bends at H_j."""
+    u = [[F(int(m == j)) for m in range(3)] + [F(0)] for j in range(3)]
+    flats = []
+    for s, j, r, k in product(product((1, -1), repeat=3), range(3), product((1, -1), repeat=2), range(6)):
+        zk = _z3_piece(s, r, k)
+        c_k = sum(W3_B[k][i] * (r[i] > 0) * W2_B[i][j] for i in (0, 1))      # (W^3 D_r W^2)_{kj}
+        if s[j] < 0 or c_k == 0 or rank([u[j][:3], zk[:3]]) != 2:
+            continue
+        if not all(rank([u[j], _z3_piece(s, r, k2)]) <= 1 or rank([u[j], zk, _z3_piece(s, r, k2)]) == 3
+                   for k2 in range(6) if k2 != k):
+            continue
+        x0, d = _line([u[j], zk])
+        rows = [_signed(u[m], s[m]) for m in range(3) if m != j] + [_signed(_z2_piece(s, i), r[i]) for i in (0, 1)]
+        iv = _interval(rows, x0, d)
+        if iv is not None:
+            flats.append(([u[j], zk], x0, d, [iv]))
+    return flats
+
+
+class _Lines:
+    """Distinct lines of R³ (each given by two rows) and their covers by at most two planes."""
+
+    def __init__(self, flats):
+        keys = [tuple(map(tuple, rref(rows)[0])) for rows, *_ in flats]
+        distinct = sorted(set(keys))
+        self.of = [distinct.index(k) for k in keys]
+        reps = [flats[keys.index(k)][0] for k in distinct]
+        self.plane = {}        # pair of lines -> the plane they span (as the set of lines it holds)
+        for a, b in product(range(len(reps)), repeat=2):
+            if a < b:
+                basis = nullspace([[x[q] for x in reps[a]] + [-y[q] for y in reps[b]] for q in range(4)], 4)
+                if len(basis) == 1:      # rank 3: the lines meet or are parallel, so they span a plane
+                    ell = [sum(basis[0][t] * reps[a][t][q] for t in (0, 1)) for q in range(4)]
+                    held = frozenset(c for c in range(len(reps)) if rank(reps[c] + [ell]) == 2)
+                    self.plane[a, b] = self.plane[b, a] = held
+        self.memo = {}
+
+    def _one(self, L):
+        return len(L) <= 1 or ((L[0], L[1]) in self.plane and set(L) <= self.plane[L[0], L[1]])
+
+    def two_plane_cover(self, flat_indices):
+        L = sorted({self.of[i] for i in flat_indices})
+        key = tuple(L)
+        if key not in self.memo:
+            # a plane through L[0] holds no other line of L, or is the plane of L[0] and some g
+            self.memo[key] = self._one(L[1:]) or any(
+                self._one([c for c in L if c not in self.plane[L[0], g]]) for g in L[1:] if (L[0], g) in self.plane)
+        return self.memo[key]
+
+
+def _one_unknown_plane_cover(flats, j):
+    """Remark 12.30: is {H_m : m ≠ j} ∪ {C} part of a flat cover for some plane C ≠ H_j? Branch on the
+    sign of C at the end vectors of the active intervals (points (x, 1), directions (d, 0) of rays);
+    an interval meets the side {C > 0} iff an end is > 0 there (C is affine along it), and lies in C iff
+    both ends are 0. Prune by the exact strict feasibility of the signs and by the covers."""
+    others = [m for m in range(3) if m != j]
+    rel = [f for f in flats if not any(rank(f[0] + [[F(int(q == m)) for q in range(4)]]) == 2 for m in others)]
+    lines = _Lines(rel)
+    groups = {}
+    for a, (rows, x0, d, ivs) in enumerate(rel):
+        for lo, hi in ivs:
+            ends = [[x0[q] + t * d[q] for q in range(3)] + [F(1)] if t is not None else
+                    [sgn * v for v in d] + [F(0)] for t, sgn in ((lo, -1), (hi, 1))]
+            t = (lo + hi) / 2 if lo is not None and hi is not None else (hi - 1 if lo is None else lo + 1)
+            h = tuple(x0[m] + t * d[m] > 0 for m in others)      # the cell of {H_m : m ≠ j}: fixed along
+            assert all(e[m] == 0 or (e[m] > 0) == hm for e in ends for m, hm in zip(others, h))
+            groups.setdefault(h, []).append((a, ends))
+    if all(lines.two_plane_cover([a for a, _ in g]) for g in groups.values()):
+        return True                                               # C is not needed
+    work = [it for g in groups.values() if not lines.two_plane_cover([a for a, _ in g]) for it in g]
+    heavy = [g for g in groups.values() if not lines.two_plane_cover([a for a, _ in g])]
+    vecs = []
+    for _, ends in work:
+        for e in ends:
+            if e not in vecs:
+                vecs.append(e)
+    idx = {tuple(v): n for n, v in enumerate(vecs)}
+    u_j = [F(int(q == j)) for q in range(4)]
+
+    def feasible(signs):
+        eqs = [vecs[n] for n, e in signs.items() if e == 0]
+        N = nullspace(eqs, 4)
+        if not N or (len(N) == 1 and rank([N[0], u_j]) == 1):     # only C = 0 or C = H_j
+            return False
+        rows = [tuple(e * sum(vecs[n][q] * b[q] for q in range(4)) for b in N) + (F(0),)
+                for n, e in signs.items() if e != 0]
+        if any(all(v == 0 for v in r) for r in rows):
+            return False
+        return not rows or strict_feasibility(rows, len(N)).point is not None
+
+    def covered(signs):
+        for g in heavy:
+            for side in (1, -1):
+                if not lines.two_plane_cover([a for a, ends in g if any(signs.get(idx[tuple(e)]) == side
+                                                                        for e in ends)]):
+                    return False
+        return True
+
+    def search(n, signs):
+        if not feasible(signs) or not covered(signs):
+            return False
+        if n == len(vecs):
+            return True
+        for e in ((1, -1, 0) if any(signs.values()) else (1, 0)):      # C and −C give the same cells
+            signs[n] = e
+            if search(n + 1, signs):
+                return True
+            del signs[n]
+        return False
+
+    return search(0, {})
+
+
 def test_example_12_29_level_1_and_2_flats_admit_a_cover_missing_H_1():
     flats, n2 = _example_12_21_flats()
     assert (n2, len(flats) - n2) == (36, 14)
@@ -415,3 +533,13 @@ def test_example_12_29_level_1_and_2_flats_admit_a_cover_missing_H_1():
     assert exempt == 15 and met > 0
     # the cover misses H_1 = {x_1 = 0}: no member of 𝒞 is a multiple of u_1
     assert all(rank([c, [F(1), F(0), F(0), F(0)]]) == 2 for c in cutting)
+
+
+@pytest.mark.slow
+def test_proposition_12_31_no_competitor_keeps_two_layer_1_hyperplanes_only():
+    flats = _example_12_21_flats()[0] + _layer_1_edge_flats()
+    assert len(flats) == 36 + 14 + 96
+    for j in range(3):
+        assert _one_unknown_plane_cover(flats, j) is False
+    # the search finds covers when they exist: with the level-1 and level-2 flats only (Example 12.29(i))
+    assert _one_unknown_plane_cover(_example_12_21_flats()[0], 0) is True
