@@ -452,6 +452,7 @@ def _one_unknown_plane_cover(flats, j):
     groups = {}
     for a, (rows, x0, d, ivs) in enumerate(rel):
         for lo, hi in ivs:
+            assert lo is not None or hi is not None       # no active part is a whole line here
             ends = [[x0[q] + t * d[q] for q in range(3)] + [F(1)] if t is not None else
                     [sgn * v for v in d] + [F(0)] for t, sgn in ((lo, -1), (hi, 1))]
             t = (lo + hi) / 2 if lo is not None and hi is not None else (hi - 1 if lo is None else lo + 1)
