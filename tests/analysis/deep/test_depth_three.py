@@ -28,7 +28,7 @@ from itertools import product
 import pytest
 
 from reluid.analysis.deep.equivalence import equivalent
-from reluid.analysis.deep.regions import activation_regions, strict_feasibility
+from reluid.analysis.deep.regions import activation_regions, evaluate_row, strict_feasibility
 from reluid.analysis.deep.strict import nullspace, rank, rref
 from reluid.analysis.shallow.flipsets import find_flip_set
 from reluid.model.network import Network
@@ -234,12 +234,8 @@ def _z3_piece(s, r, k):
     return [sum(W3_B[k][i] * (r[i] > 0) * rows[i][q] for i in (0, 1)) - (q == 3) for q in range(4)]
 
 
-def _at(row, x):
-    return sum(a * v for a, v in zip(row, x)) + row[3]
-
-
 def _in_R(x):
-    return x[1] > 0 and x[2] > 0 and _at(C_29, x) > 0
+    return x[1] > 0 and x[2] > 0 and evaluate_row(C_29, x) > 0
 
 
 def _level_2_witness(s, k, free):
@@ -298,7 +294,7 @@ def test_example_12_29_forced_planes_and_the_layer_3_count():
     planes = set()
     for x in points:
         x = [F(v) for v in x]
-        assert _in_R(x) and _at(A, x) > 0 and _at(B, x) > 0
+        assert _in_R(x) and evaluate_row(A, x) > 0 and evaluate_row(B, x) > 0
         u, z2, z3 = NET_B.preactivations(x)
         zeros = [(1, j) for j in range(3) if u[j] == 0] + [(2, i) for i in range(2) if z2[i] == 0] + \
                 [(3, k) for k in range(6) if z3[k] == 0]
@@ -333,7 +329,7 @@ def _interval(rows, x0, d):
     """{τ : row(x0 + τd) > 0 for every row} as an open interval (lo, hi) (None = unbounded), or None."""
     lo = hi = None
     for r in rows:
-        a, b = sum(r[q] * d[q] for q in range(3)), _at(r, x0)
+        a, b = sum(r[q] * d[q] for q in range(3)), evaluate_row(r, x0)
         if a == 0:
             if b <= 0:
                 return None
@@ -520,14 +516,14 @@ def test_example_12_29_level_1_and_2_flats_admit_a_cover_missing_H_1():
             exempt += 1        # the flat lies in a member of 𝒞
             continue
         for lo, hi in ivs:
-            cuts = sorted({-_at(c, x0) / sum(c[q] * d[q] for q in range(3)) for c in cutting
+            cuts = sorted({-evaluate_row(c, x0) / sum(c[q] * d[q] for q in range(3)) for c in cutting
                            if sum(c[q] * d[q] for q in range(3)) != 0})
             ends = [lo] + [t for t in cuts if (lo is None or t > lo) and (hi is None or t < hi)] + [hi]
             for a, b in zip(ends, ends[1:]):
                 t = (a + b) / 2 if a is not None and b is not None else (b - 1 if b is not None else
                                                                         (a + 1 if a is not None else F(0)))
                 x = [x0[q] + t * d[q] for q in range(3)]
-                cell = tuple(1 if _at(c, x) > 0 else -1 for c in cutting)
+                cell = tuple(1 if evaluate_row(c, x) > 0 else -1 for c in cutting)
                 # Definition 12.26(a): the flat lies in a plane of its cell's 𝒬_R (at most n2 = 2 planes)
                 assert any(rank(rows + [p]) == 2 for p in cover[cell]), (rows, cell)
                 met += 1
