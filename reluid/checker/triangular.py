@@ -11,7 +11,8 @@ rational ``points``, a prime ``prime``, ``bias_points`` and ``out_points``
 2. computes, modulo p, the maps A^ℓ_{s_i} and the back-propagated outputs δ^ℓ_o(s_i);
 3. r_b: the rank of β(i, o) = (δ^1_o, ..., δ^{d-1}_o, e_o) over the bias points;
    r_out: the rank of the columns j < n0 of the weight rows of A^{d-1} over the output points;
-4. for every listed (ℓ, u, i, c): γ = Σ_o c_o δ^ℓ_o(s_i) is 0 on the neurons before u and not at u;
+4. for every listed (ℓ, u, i, c): γ = Σ_o c_o δ^ℓ_o(s_i) is 0 on the neurons of layer ℓ listed before u
+   (the order of Theorem A3 is the order of the listing) and not at u;
    Y^ℓ_i = col(C) ∩ ker W^ℓ_S (C the weight part of A^{ℓ-1}, the identity for ℓ = 1, S the neurons of
    layer ℓ active in s_i) and r_{ℓ,u} = dim Σ_i Y^ℓ_i; each (ℓ, u) may be listed once;
 5. r = r_b + k r_out + Σ r_{ℓ,u}, which is at most the rank of the Jacobian at a finite set of generic
@@ -158,14 +159,16 @@ def _triangular_rank(ctx, net: Network, p, pts, bias, out, blocks) -> Triangular
     # hidden weight blocks
     spaces: dict = {}
     r_hidden = 0
+    before: dict[int, list[int]] = {l: [] for l in range(1, d)}    # the neurons listed earlier, per layer
     for l, u, ents in blocks:
         for i, c in ents:
             gamma = [sum(c[o] * reg[i][1][l][o][t] for o in range(k)) % p for t in range(arch[l])]
-            if any(gamma[:u]):
+            if any(gamma[v] for v in before[l]):
                 fail(ctx, f"block ({l}, {u}), point {i}: the combination of outputs is not 0 on the neurons "
-                          f"before {u} (its rows would not vanish on the earlier blocks)")
+                          f"listed before {u} (its rows would not vanish on the earlier blocks)")
             if not gamma[u]:
                 fail(ctx, f"block ({l}, {u}), point {i}: the combination of outputs is 0 at neuron {u}")
+        before[l].append(u)
         if not ents:
             continue
         for i, _ in ents:

@@ -60,7 +60,9 @@ class TriangularResult:
     bias_points, out_points : tuple of int
         The points whose rows enter the bias block and the output-weight block.
     blocks : tuple of (layer, neuron, ((point, c), ...))
-        For every hidden neuron, the points and output combinations c of its family.
+        For hidden neurons, the points and output combinations c of their families, layer by layer from the
+        top and, within a layer, in the order of Theorem A3 (each family vanishes on the neurons listed
+        before it in its layer).
     short : tuple of (layer, neuron, rank, need)
         Blocks below their size (empty when the certificate is complete).
     stop_reason : str
@@ -184,15 +186,16 @@ class _Block:
         self.need, self.rank, self.basis, self.entries = need, 0, None, []
 
 
-def _combinations(G: np.ndarray, active: np.ndarray, p: int):
+def _combinations(G: np.ndarray, active: np.ndarray, order: np.ndarray, p: int):
     """(u, c) for every active neuron u whose row of G (n_ℓ × k) is independent of the rows of the active
-    neurons before it; c ∈ F_p^k is orthogonal to those rows and not to row u (so γ = G c vanishes before u).
+    neurons before it in ``order``; c ∈ F_p^k is orthogonal to those rows and not to row u (so γ = G c
+    vanishes on the neurons before u).
 
     K (k × m) spans the c orthogonal to the rows so far; a row h = G[u] K ≠ 0 serves u with c = K e_t
     (h_t ≠ 0), and K becomes the columns K e_j - (h_j / h_t) K e_t, j ≠ t."""
     out = []
     K = np.eye(G.shape[1], dtype=np.int64)
-    for u in np.flatnonzero(active):
+    for u in order[active[order]]:
         if not K.shape[1]:
             break
         h = (G[u] @ K) % p                                     # k terms below 2^52: exact in int64
@@ -232,6 +235,19 @@ class _Search:
         W1 = self.Wf[0]
         self.free1 = self.n0 >= self.arch[1] and np.linalg.matrix_rank(W1) == self.arch[1]
         self.pinv1 = np.linalg.pinv(W1) if self.free1 else None
+        self.order, self.pos = self._orders()
+
+    def _orders(self):
+        """Per hidden layer, the neurons by increasing activation frequency at random points (floats): a
+        neuron's family must vanish on the neurons before it, which is easiest when those are rarely active."""
+        h = self.rng.standard_normal((256, self.n0))
+        order, pos = {}, {}
+        for l in range(1, self.d):
+            z = h @ self.Wf[l - 1].T + self.bf[l - 1]
+            order[l] = np.argsort((z > 0).mean(axis=0), kind="stable")
+            pos[l] = np.argsort(order[l])
+            h = np.maximum(z, 0.0)
+        return order, pos
 
     # ---- adding a point --------------------------------------------------------
     def add(self, x: np.ndarray) -> bool:
@@ -247,7 +263,7 @@ class _Search:
         used = self._bias_out(reg, i)
         for l in range(1, self.d):
             G = reg.delta[l - 1]
-            for u, c in _combinations(G, masks[l - 1], self.p):
+            for u, c in _combinations(G, masks[l - 1], self.order[l], self.p):
                 b = self.blocks[(l, u)]
                 if b.rank < b.need and self._feed(b, reg, l, i, c):
                     used = True
@@ -351,7 +367,7 @@ class _Search:
         n = M.shape[0]                                         # z^l = M v + m
         others = np.array([v for v in range(n) if v != u], dtype=np.int64)
         w = self.rng.uniform(0.01, 0.05, size=n)
-        w[:u] = 1.0
+        w[self.order[l][:self.pos[l][u]]] = 1.0                # the neurons before u in the order
         if avoid is not None:
             w[avoid] = 2.0
         # variables (v, t): z_u ≥ 1, z_o ≤ -1 + t_o (o ≠ u), t ≥ 0; minimise Σ w_o t_o
@@ -444,19 +460,19 @@ def triangular_certificate(net: Network, *, seed: int = 0, prime: int | None = N
             _check(deadline)
             s.add(s.random_point())
         for l in range(s.d - 1, 0, -1):
-            for u in range(arch[l]):
-                b = s.blocks[(l, u)]
+            for u in s.order[l]:
+                b = s.blocks[(l, int(u))]
                 last = None
                 for attempt in range(tries):
                     if b.rank >= b.need:
                         break
                     _check(deadline)
-                    avoid = _avoid(s, l, u, b, last)
-                    x = s.lp_point(l, u, avoid, attempt)
+                    avoid = _avoid(s, l, int(u), b, last)
+                    x = s.lp_point(l, int(u), avoid, attempt)
                     if x is not None:
                         s.add(x)
                         last = s.float_active(x, l)
-        for (l, u), b in sorted(s.blocks.items(), key=lambda t: -t[0][0]):  # a second pass over short blocks
+        for (l, u), b in sorted(s.blocks.items(), key=lambda t: (-t[0][0], s.pos[t[0][0]][t[0][1]])):  # again
             for attempt in range(tries, 3 * tries):
                 if b.rank >= b.need:
                     break
@@ -476,7 +492,8 @@ def triangular_certificate(net: Network, *, seed: int = 0, prime: int | None = N
         reason = "short"
     used = sorted(set(s.bias_points) | set(s.out_points) | {i for b in s.blocks.values() for i, _ in b.entries})
     index = {r: n for n, r in enumerate(used)}
-    blocks = tuple((l, u, tuple((index[i], c) for i, c in b.entries)) for (l, u), b in sorted(s.blocks.items())
+    blocks = tuple((l, u, tuple((index[i], c) for i, c in b.entries))          # listed in the order of the search
+                   for (l, u), b in sorted(s.blocks.items(), key=lambda t: (-t[0][0], s.pos[t[0][0]][t[0][1]]))
                    if b.entries)
     return TriangularResult(architecture=arch, target=identifiability_bound(arch), rank=s.rank(),
                             r_bias=s.bias.dim, r_out=s.out.dim, prime=p,
@@ -497,7 +514,8 @@ def _avoid(s: _Search, l: int, u: int, b: _Block, last):
     if common is not None:
         out |= common
     if last is not None:
-        out[:u] |= last[:u]
+        before = s.order[l][:s.pos[l][u]]
+        out[before] |= last[before]
     out[u] = False
     return np.flatnonzero(out) if out.any() else None
 
