@@ -20,7 +20,8 @@ functional dimension within a budget, against the float SVD of the Jacobian at
 Times are CPU seconds (``time.process_time``) with one BLAS thread.
 Run: ``OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_fundim.py [--networks K] [--quick]``;
 ``--growth [--budget S] [--growth-max N]`` prints only the growth curve from 1 k to 118 k parameters (each
-size in a fresh process, so that its peak memory is its own), beside the float SVD where its Jacobian fits.
+size in a fresh process, so that its peak memory is its own): the full rank of §6.3, the block-triangular
+certificate of Theorem A3 (§6.4; producer and checker) and the float SVD where its Jacobian fits.
 """
 
 from __future__ import annotations
@@ -163,14 +164,38 @@ def growth_row(arch, budget: float, check: bool = True) -> dict:
     return row
 
 
-def _growth_child(arch, budget: float) -> dict:
-    """:func:`growth_row` in a fresh interpreter, so that each peak memory is its own."""
+def triangular_row(arch, budget: float) -> dict:
+    """Theorem A3 (docs/mathematics.md §6.4) in this process: the producer and the checker of both claims
+    (CPU s), its outcome and the peak memory of the whole (GB)."""
+    import resource
+
+    from reluid.analysis.deep.triangular import triangular_certificate
+    from reluid.checker import fundim as cfd
+    from reluid.checker.registry import VERIFIERS, Budget, Context
+
+    net = mlp(arch)
+    r, t = cpu(lambda: triangular_certificate(net, deadline=time.monotonic() + budget))
+    row = {"arch": list(arch), "tri_s": t, "tri_rank": r.rank, "tri_full": r.full_rank, "tri_points": len(r.points),
+           "tri_lp": r.n_lp, "tri_outcome": "D - N (A3)" if r.full_rank else r.stop_reason}
+    if r.full_rank:
+        ev = r.evidence()
+        ev.update(rank=r.rank, n_params=net.n_params, upper_bound=cfd.upper_bound(arch))
+        b = Budget(CHECK_WORK_LIMIT)
+        _, tc = cpu(lambda: (VERIFIERS["functional-dimension"](ev, Context(net, "f", b)),
+                             VERIFIERS["local-identifiability"](ev, Context(net, "l", b))))
+        row["tri_check_s"] = tc
+    row["tri_peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    return row
+
+
+def _growth_child(arch, budget: float, what: str = "growth_row") -> dict:
+    """:func:`growth_row` (or :func:`triangular_row`) in a fresh interpreter, so that each peak memory is its own."""
     import json
     import subprocess
     import sys
 
-    code = ("import json, sys; from benchmarks.bench_fundim import growth_row; "
-            f"r = growth_row({tuple(arch)!r}, {budget!r}); "
+    code = (f"import json, sys; from benchmarks.bench_fundim import {what}; "
+            f"r = {what}({tuple(arch)!r}, {budget!r}); "
             "print(json.dumps({k: (list(v) if isinstance(v, tuple) else v) for k, v in r.items()}))")
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
@@ -182,20 +207,29 @@ def _growth_child(arch, budget: float) -> dict:
 
 def print_growth(budget: float, archs=GROWTH) -> None:
     print(f"Growth curve (float32 He-initialised MLPs; CPU s, peak GB of a fresh process; budget {budget:g} s "
-          "wall each)")
+          "wall each): the full rank of §6.3 (exact), Theorem A3 of §6.4 (A3: producer, checker of both claims, "
+          "peak of the two), the float SVD")
     print(f"{'architecture':<22} {'D':>7} {'U':>7} {'outcome':<20} {'rank':>7} {'exact s':>8} {'peak GB':>8} "
-          f"{'est s':>7} {'est GB':>7} {'check s':>8} {'float s':>8} {'float rank':>10}")
+          f"{'est s':>7} {'est GB':>7} {'check s':>8} | {'A3':<11} {'A3 s':>7} {'A3 chk s':>8} {'A3 GB':>6} | "
+          f"{'float s':>8} {'float rank':>10}")
     for arch in archs:
         r = _growth_child(arch, budget)
+        t = _growth_child(arch, budget, "triangular_row")
         if "error" in r:
             print(f"{str(tuple(arch)):<22} error: {r['error']}", flush=True)
             continue
         fs = f"{r['float_s']:.1f}" if r.get("float_s") is not None else "-"
         fr = str(r["float_rank"]) if r.get("float_rank") is not None else "too big"
         chk = r.get("check_s")
+        if "error" in t:
+            a3 = f"{'error':<11} {'-':>7} {'-':>8} {'-':>6}"
+        else:
+            tc = t.get("tri_check_s")
+            a3 = (f"{t['tri_outcome']:<11} {t['tri_s']:>7.1f} {(f'{tc:.1f}' if tc is not None else '-'):>8} "
+                  f"{t['tri_peak_gb']:>6.2f}")
         print(f"{str(tuple(arch)):<22} {r['D']:>7} {r['U']:>7} {r['outcome']:<20} {r['rank']:>7} "
               f"{r['exact_s']:>8.1f} {r['peak_gb']:>8.2f} {r['estimate_s']:>7.0f} {r['memory_gb']:>7.1f} "
-              f"{(f'{chk:.1f}' if chk is not None else '-'):>8} {fs:>8} {fr:>10}", flush=True)
+              f"{(f'{chk:.1f}' if chk is not None else '-'):>8} | {a3} | {fs:>8} {fr:>10}", flush=True)
 
 
 def main(argv=None):

@@ -117,14 +117,20 @@ def _kernel_rows(Wt, mask, arch, p: int) -> list[list[int]]:
 
 
 def _charge(ctx, net: Network, pts, blocks) -> None:
+    """The work, before it is done: per point the exact evaluation, the products A^ℓ = P_ℓ A^{ℓ-1} (ℓ ≥ 2) and
+    the back-propagation; per listed entry the space Y^ℓ and its share of the block's rank."""
     arch = net.architecture
-    n0 = arch[0]
+    n0, k, d = arch[0], arch[-1], len(arch) - 1
     words = 1 + max(q.numerator.bit_length() + q.denominator.bit_length() for x in pts for q in x) // 64
-    per_point = sum(a * b for a, b in zip(arch, arch[1:])) * (n0 + 1)
-    ents = sum(len(e) for _, _, e in blocks)
-    widest = max(arch[:-1])
-    charge(ctx, len(pts) * (net.n_params * words + per_point) + ents * widest * widest * (n0 + 1) // 8,
-           "the triangular-certificate re-computation")
+    maps = (arch[1] + 1) * (n0 + 1) + sum(arch[l] * (arch[l - 1] + 1) * (n0 + 1) for l in range(2, d)) \
+        + sum(arch[l] * arch[l + 1] * k for l in range(1, d))
+    ents = 0
+    for l, _, e in blocks:
+        if l == 1:      # the rank of W^1_S; a sum of several kernels is a rank over n0 columns
+            ents += len(e) * n0 * arch[1] * min(arch[1], n0) + (len(e) * n0 ** 3 if len(e) > 1 else 0)
+        else:           # the echelon form of C (n0 × n_{l-1}), its kernel against W^l_S, the sum
+            ents += len(e) * (n0 * arch[l - 1] ** 2 + arch[l] * arch[l - 1] ** 2)
+    charge(ctx, len(pts) * (net.n_params * words + maps) + ents, "the triangular-certificate re-computation")
 
 
 def triangular_rank(net: Network, evidence, ctx) -> TriangularRank:
