@@ -186,3 +186,23 @@ def test_a_prime_dividing_a_denominator_is_rejected(certified):
     bad = Network.from_lists(layers)
     with pytest.raises(CheckFailed, match="divides a denominator"):
         li(evidence(bad, r), bad)
+
+
+def test_cli_triangular(tmp_path):
+    """``reluid fundim NET --triangular``: exit 0 with both claims re-verified; 3 (no conclusion) for a dead neuron."""
+    import io
+
+    from reluid.cli.main import main
+    from reluid.io.loader import save
+
+    net = mlp((24, 8, 8, 4), 1)
+    for n, want in ((net, 0), (_dead(net, 1, 3), 3)):
+        path = tmp_path / f"net{want}.json"
+        save(n, path)
+        out, err = io.StringIO(), io.StringIO()
+        assert main(["fundim", str(path), "--triangular", "--json", str(tmp_path / "ev.json")], out, err) == want
+        text = out.getvalue()
+        if want == 0:
+            assert "locally identifiable (Theorem A3" in text and "Theorems A3 and A1 apply" in text
+        else:
+            assert "no conclusion" in text and "check" not in text
