@@ -176,7 +176,7 @@ def triangular_row(arch, budget: float) -> dict:
     net = mlp(arch)
     r, t = cpu(lambda: triangular_certificate(net, deadline=time.monotonic() + budget))
     row = {"arch": list(arch), "tri_s": t, "tri_rank": r.rank, "tri_full": r.full_rank, "tri_points": len(r.points),
-           "tri_lp": r.n_lp, "tri_outcome": "D - N (A3)" if r.full_rank else r.stop_reason}
+           "tri_lp": r.n_lp, "tri_outcome": "D - N (A3)" if r.full_rank else str(r.stop_reason.value)}
     if r.full_rank:
         ev = r.evidence()
         ev.update(rank=r.rank, n_params=net.n_params, upper_bound=cfd.upper_bound(arch))

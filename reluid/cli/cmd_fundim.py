@@ -83,25 +83,17 @@ def _triangular(net, args, deadline, stdout) -> int:
     """Theorem A3: the producer's points and combinations, then the checker's own re-computation of both claims."""
     import json
 
-    from reluid.analysis.deep.triangular import triangular_certificate
-    from reluid.certificates.schema import ClaimKind
-    from reluid.checker import fundim as cfd
-    from reluid.checker.registry import VERIFIERS, Budget, Context
+    from reluid.api import triangular_identifiability
     from reluid.errors import CheckFailed
 
-    r = triangular_certificate(net, seed=args.seed, deadline=deadline)
-    stdout.write(f"{args.network}: {r.describe()}\n")
-    ev = r.evidence()
-    ev.update(rank=r.rank, n_params=net.n_params, upper_bound=cfd.upper_bound(net.architecture))
-    if args.json:
-        write_text(args.json, json.dumps(ev) + "\n")
-    if not r.full_rank:
-        return 3
-    budget = Budget(limit=1 << 40)
     try:
-        for kind in (ClaimKind.FUNCTIONAL_DIMENSION, ClaimKind.LOCAL_IDENTIFIABILITY):
-            stdout.write(f"check ({kind.value}): {VERIFIERS[kind](ev, Context(net, kind.value, budget))}\n")
+        r, ev, lines = triangular_identifiability(net, seed=args.seed, deadline=deadline)
     except CheckFailed as e:                               # pragma: no cover - the producer's evidence is checked
         stdout.write(f"check failed: {e}\n")
         return 3
-    return 0
+    stdout.write(f"{args.network}: {r.describe()}\n")
+    for line in lines:
+        stdout.write(f"check ({line})\n")
+    if args.json:
+        write_text(args.json, json.dumps(ev) + "\n")
+    return 0 if r.full_rank and lines else 3

@@ -38,6 +38,7 @@ from reluid.analysis.deep.fundim import (DYADIC_BITS, _IntNet, _ModNet, _backwar
 from reluid.errors import InvalidArgument
 from reluid.model.modp import matmul_mod as _mm
 from reluid.model.network import Network
+from reluid.verdicts import StopReason
 
 __all__ = ["TriangularResult", "triangular_certificate"]
 
@@ -65,8 +66,9 @@ class TriangularResult:
         before it in its layer).
     short : tuple of (layer, neuron, rank, need)
         Blocks below their size (empty when the certificate is complete).
-    stop_reason : str
-        ``"complete"``, ``"short"`` (some block could not be filled) or ``"time budget"``.
+    stop_reason : StopReason
+        ``UPPER_BOUND`` (r = D - N), ``SAMPLE_EXHAUSTED`` (the search ran out of points to try with some block
+        short) or ``TIME_BUDGET``.
     seconds : float
     """
 
@@ -81,7 +83,7 @@ class TriangularResult:
     out_points: tuple[int, ...]
     blocks: tuple
     short: tuple = ()
-    stop_reason: str = "complete"
+    stop_reason: StopReason = StopReason.UPPER_BOUND
     seconds: float = field(default=0.0, compare=False)
     n_lp: int = 0
 
@@ -423,7 +425,7 @@ def triangular_certificate(net: Network, *, seed: int = 0, prime: int | None = N
     prime : int, optional, keyword-only
         Default: the first of :data:`reluid.analysis.deep.fundim.PRIMES` dividing no denominator.
     deadline : float, optional, keyword-only
-        A ``time.monotonic()`` time, checked before every point; the result then says ``"time budget"``.
+        A ``time.monotonic()`` time, checked before every point; the result then says ``StopReason.TIME_BUDGET``.
     tries : int, keyword-only
         Linear programs per hidden neuron before its block is given up.
 
@@ -453,7 +455,7 @@ def triangular_certificate(net: Network, *, seed: int = 0, prime: int | None = N
         raise InvalidArgument(f"p must be an odd prime below 2^26, got {p}")
     deadline = math.inf if deadline is None else deadline
     s = _Search(net, p, deadline, seed)
-    reason = "complete"
+    reason = StopReason.UPPER_BOUND
     N, k = sum(arch[1:-1]), arch[-1]
     try:
         for _ in range(-(-(N + k) // k) + 4):                 # the bias and output blocks: random points
@@ -486,10 +488,10 @@ def triangular_certificate(net: Network, *, seed: int = 0, prime: int | None = N
             _check(deadline)
             s.add(s.random_point())
     except _Stop:
-        reason = "time budget"
+        reason = StopReason.TIME_BUDGET
     short = tuple((l, u, b.rank, b.need) for (l, u), b in sorted(s.blocks.items()) if b.rank < b.need)
-    if reason == "complete" and (short or s.rank() < identifiability_bound(arch)):
-        reason = "short"
+    if reason == StopReason.UPPER_BOUND and (short or s.rank() < identifiability_bound(arch)):
+        reason = StopReason.SAMPLE_EXHAUSTED
     used = sorted(set(s.bias_points) | set(s.out_points) | {i for b in s.blocks.values() for i, _ in b.entries})
     index = {r: n for n, r in enumerate(used)}
     blocks = tuple((l, u, tuple((index[i], c) for i, c in b.entries))          # listed in the order of the search

@@ -22,6 +22,7 @@ from reluid.checker.registry import VERIFIERS, Budget, Context
 from reluid.checker.triangular import triangular_rank
 from reluid.errors import CheckFailed
 from reluid.model.network import Network
+from reluid.verdicts import StopReason
 
 
 def mlp(arch, seed):
@@ -64,7 +65,7 @@ def certified():
 def test_planted_networks_are_certified_and_checked(certified):
     for net, r in certified:
         D_N = net.n_params - sum(net.architecture[1:-1])
-        assert r.full_rank and r.rank == r.target == D_N and r.stop_reason == "complete", r.describe()
+        assert r.full_rank and r.rank == r.target == D_N and r.stop_reason == StopReason.UPPER_BOUND, r.describe()
         ev = evidence(net, r)
         assert fd(ev, net).endswith(f"dim_fun = U = {D_N} (certified)")
         assert "Theorems A3 and A1 apply (locally identifiable" in li(ev, net)
