@@ -114,12 +114,11 @@ def bench_figure6(depth: int, width: int, networks: int, factor: int, seed: int 
 CHECK_WORK_LIMIT = 1 << 31
 
 
-def bench_mlp(arch, budget: float, float_rows: bool = True) -> dict:
+def bench_mlp(arch, budget: float, float_rows: bool = True, float_gb: float = 4.0) -> dict:
     """Exact functional dimension (budget), its check, and the float SVD at 2U rows."""
     from reluid.certificates.build import fundim_claims
     from reluid.checker.registry import Budget, Context, VERIFIERS
     import reluid.checker.check  # noqa: F401
-    import reluid.checker.fundim as cf
 
     net = mlp(arch)
     U = upper_bound(arch)[0]
@@ -129,24 +128,22 @@ def bench_mlp(arch, budget: float, float_rows: bool = True) -> dict:
     row.update(exact_s=t, rank=r.rank, outcome=r.stop_reason, points=len(r.points), full=r.full_rank)
     if r.points:
         claims = {str(c.kind): c for c in fundim_claims(r)}
-        cf._LAST[0] = None
         _, tc = cpu(lambda: VERIFIERS["functional-dimension"](claims["functional-dimension"].evidence,
                                                               Context(net, "f", Budget(CHECK_WORK_LIMIT))))
         row["check_s"] = tc
         if "local-identifiability" in claims:
-            cf._LAST[0] = None
             _, tl = cpu(lambda: VERIFIERS["local-identifiability"](claims["local-identifiability"].evidence,
                                                                    Context(net, "l", Budget(CHECK_WORK_LIMIT))))
             row["check_li_s"] = tl
     k = arch[-1]
     npts = math.ceil(2 * U / k)
-    if float_rows and npts * k * D * 8 < 4e9:
+    if float_rows and npts * k * D * 8 < float_gb * 1e9:
         X = sample_points(arch[0], npts, 1) / float(1 << DYADIC_BITS)
         fr, tf = cpu(lambda: float_rank(net, X))
         row.update(float_s=tf, float_rank=fr, float_points=npts)
     else:
         row.update(float_s=None, float_rank=None, float_points=npts,
-                   float_note=f"the float Jacobian alone would be {npts * k} × {D} ({npts * k * D * 8 / 1e9:.0f} GB)")
+                   float_note=f"the float Jacobian alone would be {npts * k} × {D} ({npts * k * D * 8 / 1e9:.1f} GB)")
     return row
 
 
@@ -155,11 +152,11 @@ GROWTH = [(32, 24, 24, 10), (64, 32, 32, 16, 10), (64, 64, 64, 10), (100, 64, 64
           (540, 90, 90, 10), (784, 128, 128, 10)]
 
 
-def growth_row(arch, budget: float, check: bool = True) -> dict:
+def growth_row(arch, budget: float, check: bool = True, float_gb: float = 4.0) -> dict:
     """One point of the growth curve, measured in this process: exact (CPU s, peak GB), check, float SVD."""
     import resource
 
-    row = bench_mlp(arch, budget, float_rows=check)
+    row = bench_mlp(arch, budget, float_rows=check, float_gb=float_gb)
     row["peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
     return row
 
@@ -188,14 +185,14 @@ def triangular_row(arch, budget: float) -> dict:
     return row
 
 
-def _growth_child(arch, budget: float, what: str = "growth_row") -> dict:
+def _growth_child(arch, budget: float, what: str = "growth_row", **kw) -> dict:
     """:func:`growth_row` (or :func:`triangular_row`) in a fresh interpreter, so that each peak memory is its own."""
     import json
     import subprocess
     import sys
 
     code = (f"import json, sys; from benchmarks.bench_fundim import {what}; "
-            f"r = {what}({tuple(arch)!r}, {budget!r}); "
+            f"r = {what}({tuple(arch)!r}, {budget!r}, **{kw!r}); "
             "print(json.dumps({k: (list(v) if isinstance(v, tuple) else v) for k, v in r.items()}))")
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
@@ -205,16 +202,16 @@ def _growth_child(arch, budget: float, what: str = "growth_row") -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def print_growth(budget: float, archs=GROWTH) -> None:
+def print_growth(budget: float, archs=GROWTH, tri_budget: float = 900.0, float_gb: float = 4.0) -> None:
     print(f"Growth curve (float32 He-initialised MLPs; CPU s, peak GB of a fresh process; budget {budget:g} s "
-          "wall each): the full rank of §6.3 (exact), Theorem A3 of §6.4 (A3: producer, checker of both claims, "
-          "peak of the two), the float SVD")
+          f"wall each for the full rank of §6.3 (exact), {tri_budget:g} s for Theorem A3 of §6.4 (A3: producer, "
+          f"checker of both claims, peak of the two); the float SVD where its Jacobian is under {float_gb:g} GB)")
     print(f"{'architecture':<22} {'D':>7} {'U':>7} {'outcome':<20} {'rank':>7} {'exact s':>8} {'peak GB':>8} "
           f"{'est s':>7} {'est GB':>7} {'check s':>8} | {'A3':<11} {'A3 s':>7} {'A3 chk s':>8} {'A3 GB':>6} | "
           f"{'float s':>8} {'float rank':>10}")
     for arch in archs:
-        r = _growth_child(arch, budget)
-        t = _growth_child(arch, budget, "triangular_row")
+        r = _growth_child(arch, budget, float_gb=float_gb)
+        t = _growth_child(arch, tri_budget, "triangular_row")
         if "error" in r:
             print(f"{str(tuple(arch)):<22} error: {r['error']}", flush=True)
             continue
@@ -242,9 +239,13 @@ def main(argv=None):
     p.add_argument("--growth", action="store_true",
                    help="only the growth curve (1 k to 118 k parameters), each size in a fresh process")
     p.add_argument("--growth-max", type=int, default=len(GROWTH), help="the first N sizes of the growth curve")
+    p.add_argument("--tri-budget", type=float, default=900.0,
+                   help="seconds (wall) for Theorem A3 at each size of the growth curve (default 900)")
+    p.add_argument("--float-gb", type=float, default=4.0,
+                   help="the float SVD runs where its Jacobian is under this many GB (default 4)")
     args = p.parse_args(argv)
     if args.growth:
-        print_growth(args.budget, GROWTH[:args.growth_max])
+        print_growth(args.budget, GROWTH[:args.growth_max], args.tri_budget, args.float_gb)
         return
     nets = 2 if args.quick else args.networks
     print("Figure 6 architectures, the paper's protocol (F × U Gaussian points), CPU s per network")
