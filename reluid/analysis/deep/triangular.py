@@ -35,6 +35,7 @@ import numpy as np
 
 from reluid.analysis.deep.fundim import (DYADIC_BITS, _IntNet, _ModNet, _backward, _choose_prime, _eliminate_small,
                                          _forward, _fractions, identifiability_bound)
+from reluid.budget import memory_cap_gb, resident_gb
 from reluid.errors import InvalidArgument
 from reluid.model.modp import matmul_mod as _mm
 from reluid.model.network import Network
@@ -68,7 +69,7 @@ class TriangularResult:
         Blocks below their size (empty when the certificate is complete).
     stop_reason : StopReason
         ``UPPER_BOUND`` (r = D - N), ``SAMPLE_EXHAUSTED`` (the search ran out of points to try with some block
-        short) or ``TIME_BUDGET``.
+        short), ``TIME_BUDGET`` or ``MEMORY_CAP``.
     seconds : float
     """
 
@@ -425,7 +426,8 @@ def triangular_certificate(net: Network, *, seed: int = 0, prime: int | None = N
     prime : int, optional, keyword-only
         Default: the first of :data:`reluid.analysis.deep.fundim.PRIMES` dividing no denominator.
     deadline : float, optional, keyword-only
-        A ``time.monotonic()`` time, checked before every point; the result then says ``StopReason.TIME_BUDGET``.
+        A ``time.monotonic()`` time, checked before every point (with the memory cap); the result then says
+        ``StopReason.TIME_BUDGET`` (or ``MEMORY_CAP``).
     tries : int, keyword-only
         Linear programs per hidden neuron before its block is given up.
 
@@ -487,8 +489,8 @@ def triangular_certificate(net: Network, *, seed: int = 0, prime: int | None = N
                 break
             _check(deadline)
             s.add(s.random_point())
-    except _Stop:
-        reason = StopReason.TIME_BUDGET
+    except _Stop as stop:
+        reason = stop.args[0]
     short = tuple((l, u, b.rank, b.need) for (l, u), b in sorted(s.blocks.items()) if b.rank < b.need)
     if reason == StopReason.UPPER_BOUND and (short or s.rank() < identifiability_bound(arch)):
         reason = StopReason.SAMPLE_EXHAUSTED
@@ -523,9 +525,16 @@ def _avoid(s: _Search, l: int, u: int, b: _Block, last):
 
 
 class _Stop(Exception):
-    pass
+    """The deadline passed (``args[0]``: ``StopReason.TIME_BUDGET``) or the process holds most of the memory cap
+    (``StopReason.MEMORY_CAP``, :func:`reluid.budget.memory_cap_gb`)."""
+
+
+#: A point is not started once the process holds this fraction of the memory cap.
+MEMORY_STOP = 0.8
 
 
 def _check(deadline: float) -> None:
     if time.monotonic() > deadline:
-        raise _Stop
+        raise _Stop(StopReason.TIME_BUDGET)
+    if resident_gb() > MEMORY_STOP * memory_cap_gb():
+        raise _Stop(StopReason.MEMORY_CAP)

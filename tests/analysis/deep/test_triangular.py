@@ -207,3 +207,21 @@ def test_cli_triangular(tmp_path):
             assert "locally identifiable (Theorem A3" in text and "Theorems A3 and A1 apply" in text
         else:
             assert "no conclusion" in text and "check" not in text
+
+
+def test_deadline_and_memory_cap_are_honoured():
+    """A deadline in the past stops before the first point; so does a memory cap the process already exceeds.
+    The rank so far (0) is reported, never a conclusion."""
+    import time
+
+    from reluid.budget import set_memory_cap
+
+    net = mlp((24, 8, 8, 4), 1)
+    r = triangular_certificate(net, deadline=time.monotonic() - 1)
+    assert r.stop_reason == StopReason.TIME_BUDGET and r.rank == 0 and not r.full_rank and not r.points
+    set_memory_cap(0.001)
+    try:
+        r = triangular_certificate(net)
+    finally:
+        set_memory_cap(None)
+    assert r.stop_reason == StopReason.MEMORY_CAP and not r.full_rank
