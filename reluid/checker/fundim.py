@@ -148,18 +148,18 @@ def _region(Wt, arch, mask, p):
     """(A, δ) of one region (step 2): A[l] the nmod_mat of x̃ ↦ h̃^l (rows: neurons of layer l and the
     constant 1; columns: the n0 + 1 slots), and δ[l][o] the back-propagated output o at layer l."""
     d = len(arch) - 1
-    A, Am = [None], _identity(arch[0] + 1, p)
+    A, Am = [None], None                    # A^0 = I: A^1 is P_1 itself
     for l in range(1, d):
         P = [row if mask[l - 1][i] else [0] * len(row) for i, row in enumerate(Wt[l - 1])]
         P.append([0] * arch[l - 1] + [1])
-        Am = flint.nmod_mat(P, p) * Am
+        Am = flint.nmod_mat(P, p) if Am is None else flint.nmod_mat(P, p) * Am
         A.append(Am)
-    delta, Bm = [None] * (d + 1), _identity(arch[d], p)
-    delta[d] = Bm
+    delta, Bm = [None] * (d + 1), None      # δ^d = I: δ^{d-1} is D_{d-1} (W^d)ᵀ itself
+    delta[d] = _identity(arch[d], p)
     for l in range(d - 1, 0, -1):           # δ^l = D_l (W^{l+1})ᵀ δ^{l+1}
         WT = [[Wt[l][r][i] for r in range(arch[l + 1])] if mask[l - 1][i] else [0] * arch[l + 1]
               for i in range(arch[l])]
-        Bm = flint.nmod_mat(WT, p) * Bm
+        Bm = flint.nmod_mat(WT, p) if Bm is None else flint.nmod_mat(WT, p) * Bm
         delta[l] = Bm
     return A, [None] + [[[int(M[i, o]) for i in range(M.nrows())] for o in range(arch[d])] for M in delta[1:]]
 
