@@ -313,8 +313,8 @@ class _Search:
 
     def _feed(self, b: _Block, reg: _Region, l: int, i: int, c) -> bool:
         dim, _ = self._space(reg, l)
-        if not dim:
-            return False
+        if not dim or (l == 1 and self.free1 and dim < b.need):
+            return False    # a free first layer fills a block from one point (only u active): no n0-wide sums
         if b.rank == 0 and dim >= b.need:
             b.rank = dim
             b.entries.append((i, c))
