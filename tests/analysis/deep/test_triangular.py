@@ -119,10 +119,12 @@ def test_networks_below_U_are_not_certified(certified, planted):
             fd(ev, bad)
 
 
-def _later_block(ev):
-    """A block of layer 1 listed after another block of layer 1 (so its combination has a condition)."""
-    ones = [n for n, b in enumerate(ev["blocks"]) if b[0] == 1]
-    return ones[1]
+def _later_blocks(ev):
+    """The blocks listed after another block of their layer (their combinations have a condition)."""
+    first = {}
+    for n, b in enumerate(ev["blocks"]):
+        first.setdefault(b[0], n)
+    return [n for n, b in enumerate(ev["blocks"]) if first[b[0]] != n]
 
 
 def test_forged_certificates_are_rejected(certified):
@@ -140,13 +142,19 @@ def test_forged_certificates_are_rejected(certified):
     e = forged(lambda e: e["blocks"][0][2][0].__setitem__(1, [0] * k))
     with pytest.raises(CheckFailed, match="the combination of outputs is 0 at neuron"):
         li(e, net)
-    # a block whose combination does not vanish on the neurons listed before it (the sum of two combinations)
-    n = _later_block(ev)
-    first = next(b for b in ev["blocks"] if b[0] == ev["blocks"][n][0])
-    e = forged(lambda e: e["blocks"][n][2][0].__setitem__(
-        1, [a + b for a, b in zip(e["blocks"][n][2][0][1], first[2][0][1])]))
-    with pytest.raises(CheckFailed, match="is not 0 on the neurons listed before"):
-        li(e, net)
+    # a block whose combination does not vanish on the neurons listed before it: some unit combination e_o at a
+    # block listed after another of its layer (where an earlier neuron is active) must be caught
+    caught = 0
+    for n in _later_blocks(ev):
+        for o in range(k):
+            e = forged(lambda e: e["blocks"][n][2][0].__setitem__(1, [int(t == o) for t in range(k)]))
+            try:
+                li(e, net)
+            except CheckFailed as err:
+                assert "is not 0 on the neurons listed before" in str(err) or "is 0 at neuron" in str(err) \
+                    or "less than D - N" in str(err), str(err)
+                caught += "is not 0 on the neurons listed before" in str(err)
+    assert caught
     # a block listed twice would count its rank twice
     e = forged(lambda e: e["blocks"].append(copy.deepcopy(e["blocks"][-1])))
     with pytest.raises(CheckFailed, match="is listed twice"):
