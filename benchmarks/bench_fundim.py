@@ -20,7 +20,8 @@ functional dimension within a budget, against the float SVD of the Jacobian at
 Times are CPU seconds (``time.process_time``) with one BLAS thread.
 Run: ``OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_fundim.py [--networks K] [--quick]``;
 ``--growth [--budget S] [--growth-max N]`` prints only the growth curve from 1 k to 118 k parameters (each
-size in a fresh process, so that its peak memory is its own), beside the float SVD where its Jacobian fits.
+size in a fresh process, so that its peak memory is its own): the full rank of §6.3, the block-triangular
+certificate of Theorem A3 (§6.4; producer and checker) and the float SVD where its Jacobian fits.
 """
 
 from __future__ import annotations
@@ -111,14 +112,15 @@ def bench_figure6(depth: int, width: int, networks: int, factor: int, seed: int 
 #: The checker's work limit in these timings (above its default, which the larger certificates exceed:
 #: 384-64-64-10 needs about 3.1·10^8 steps; ``reluid check --work-limit`` raises it the same way).
 CHECK_WORK_LIMIT = 1 << 31
+#: The work limit for the checker of Theorem A3 certificates (about 4·10^10 steps at 784-128-128-10).
+TRI_CHECK_WORK_LIMIT = 1 << 40
 
 
-def bench_mlp(arch, budget: float, float_rows: bool = True) -> dict:
+def bench_mlp(arch, budget: float, float_rows: bool = True, float_gb: float = 4.0) -> dict:
     """Exact functional dimension (budget), its check, and the float SVD at 2U rows."""
     from reluid.certificates.build import fundim_claims
     from reluid.checker.registry import Budget, Context, VERIFIERS
     import reluid.checker.check  # noqa: F401
-    import reluid.checker.fundim as cf
 
     net = mlp(arch)
     U = upper_bound(arch)[0]
@@ -128,24 +130,22 @@ def bench_mlp(arch, budget: float, float_rows: bool = True) -> dict:
     row.update(exact_s=t, rank=r.rank, outcome=r.stop_reason, points=len(r.points), full=r.full_rank)
     if r.points:
         claims = {str(c.kind): c for c in fundim_claims(r)}
-        cf._LAST[0] = None
         _, tc = cpu(lambda: VERIFIERS["functional-dimension"](claims["functional-dimension"].evidence,
                                                               Context(net, "f", Budget(CHECK_WORK_LIMIT))))
         row["check_s"] = tc
         if "local-identifiability" in claims:
-            cf._LAST[0] = None
             _, tl = cpu(lambda: VERIFIERS["local-identifiability"](claims["local-identifiability"].evidence,
                                                                    Context(net, "l", Budget(CHECK_WORK_LIMIT))))
             row["check_li_s"] = tl
     k = arch[-1]
     npts = math.ceil(2 * U / k)
-    if float_rows and npts * k * D * 8 < 4e9:
+    if float_rows and npts * k * D * 8 < float_gb * 1e9:
         X = sample_points(arch[0], npts, 1) / float(1 << DYADIC_BITS)
         fr, tf = cpu(lambda: float_rank(net, X))
         row.update(float_s=tf, float_rank=fr, float_points=npts)
     else:
         row.update(float_s=None, float_rank=None, float_points=npts,
-                   float_note=f"the float Jacobian alone would be {npts * k} × {D} ({npts * k * D * 8 / 1e9:.0f} GB)")
+                   float_note=f"the float Jacobian alone would be {npts * k} × {D} ({npts * k * D * 8 / 1e9:.1f} GB)")
     return row
 
 
@@ -154,23 +154,47 @@ GROWTH = [(32, 24, 24, 10), (64, 32, 32, 16, 10), (64, 64, 64, 10), (100, 64, 64
           (540, 90, 90, 10), (784, 128, 128, 10)]
 
 
-def growth_row(arch, budget: float, check: bool = True) -> dict:
+def growth_row(arch, budget: float, check: bool = True, float_gb: float = 4.0) -> dict:
     """One point of the growth curve, measured in this process: exact (CPU s, peak GB), check, float SVD."""
     import resource
 
-    row = bench_mlp(arch, budget, float_rows=check)
+    row = bench_mlp(arch, budget, float_rows=check, float_gb=float_gb)
     row["peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
     return row
 
 
-def _growth_child(arch, budget: float) -> dict:
-    """:func:`growth_row` in a fresh interpreter, so that each peak memory is its own."""
+def triangular_row(arch, budget: float) -> dict:
+    """Theorem A3 (docs/mathematics.md §6.4) in this process: the producer and the checker of both claims
+    (CPU s), its outcome and the peak memory of the whole (GB)."""
+    import resource
+
+    from reluid.analysis.deep.triangular import triangular_certificate
+    from reluid.checker import fundim as cfd
+    from reluid.checker.registry import VERIFIERS, Budget, Context
+
+    net = mlp(arch)
+    r, t = cpu(lambda: triangular_certificate(net, deadline=time.monotonic() + budget))
+    row = {"arch": list(arch), "tri_s": t, "tri_rank": r.rank, "tri_full": r.full_rank, "tri_points": len(r.points),
+           "tri_lp": r.n_lp, "tri_outcome": "D - N (A3)" if r.full_rank else str(r.stop_reason.value)}
+    if r.full_rank:
+        ev = r.evidence()
+        ev.update(rank=r.rank, n_params=net.n_params, upper_bound=cfd.upper_bound(arch))
+        b = Budget(TRI_CHECK_WORK_LIMIT)
+        _, tc = cpu(lambda: (VERIFIERS["functional-dimension"](ev, Context(net, "f", b)),
+                             VERIFIERS["local-identifiability"](ev, Context(net, "l", b))))
+        row["tri_check_s"] = tc
+    row["tri_peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    return row
+
+
+def _growth_child(arch, budget: float, what: str = "growth_row", **kw) -> dict:
+    """:func:`growth_row` (or :func:`triangular_row`) in a fresh interpreter, so that each peak memory is its own."""
     import json
     import subprocess
     import sys
 
-    code = ("import json, sys; from benchmarks.bench_fundim import growth_row; "
-            f"r = growth_row({tuple(arch)!r}, {budget!r}); "
+    code = (f"import json, sys; from benchmarks.bench_fundim import {what}; "
+            f"r = {what}({tuple(arch)!r}, {budget!r}, **{kw!r}); "
             "print(json.dumps({k: (list(v) if isinstance(v, tuple) else v) for k, v in r.items()}))")
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
@@ -180,22 +204,31 @@ def _growth_child(arch, budget: float) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def print_growth(budget: float, archs=GROWTH) -> None:
+def print_growth(budget: float, archs=GROWTH, tri_budget: float = 900.0, float_gb: float = 4.0) -> None:
     print(f"Growth curve (float32 He-initialised MLPs; CPU s, peak GB of a fresh process; budget {budget:g} s "
-          "wall each)")
+          f"wall each for the full rank of §6.3 (exact), {tri_budget:g} s for Theorem A3 of §6.4 (A3: producer, "
+          f"checker of both claims, peak of the two); the float SVD where its Jacobian is under {float_gb:g} GB)")
     print(f"{'architecture':<22} {'D':>7} {'U':>7} {'outcome':<20} {'rank':>7} {'exact s':>8} {'peak GB':>8} "
-          f"{'est s':>7} {'est GB':>7} {'check s':>8} {'float s':>8} {'float rank':>10}")
+          f"{'est s':>7} {'est GB':>7} {'check s':>8} | {'A3':<11} {'A3 s':>7} {'A3 chk s':>8} {'A3 GB':>6} | "
+          f"{'float s':>8} {'float rank':>10}")
     for arch in archs:
-        r = _growth_child(arch, budget)
+        r = _growth_child(arch, budget, float_gb=float_gb)
+        t = _growth_child(arch, tri_budget, "triangular_row")
         if "error" in r:
             print(f"{str(tuple(arch)):<22} error: {r['error']}", flush=True)
             continue
         fs = f"{r['float_s']:.1f}" if r.get("float_s") is not None else "-"
         fr = str(r["float_rank"]) if r.get("float_rank") is not None else "too big"
         chk = r.get("check_s")
+        if "error" in t:
+            a3 = f"{'error':<11} {'-':>7} {'-':>8} {'-':>6}"
+        else:
+            tc = t.get("tri_check_s")
+            a3 = (f"{t['tri_outcome']:<11} {t['tri_s']:>7.1f} {(f'{tc:.1f}' if tc is not None else '-'):>8} "
+                  f"{t['tri_peak_gb']:>6.2f}")
         print(f"{str(tuple(arch)):<22} {r['D']:>7} {r['U']:>7} {r['outcome']:<20} {r['rank']:>7} "
               f"{r['exact_s']:>8.1f} {r['peak_gb']:>8.2f} {r['estimate_s']:>7.0f} {r['memory_gb']:>7.1f} "
-              f"{(f'{chk:.1f}' if chk is not None else '-'):>8} {fs:>8} {fr:>10}", flush=True)
+              f"{(f'{chk:.1f}' if chk is not None else '-'):>8} | {a3} | {fs:>8} {fr:>10}", flush=True)
 
 
 def main(argv=None):
@@ -208,9 +241,13 @@ def main(argv=None):
     p.add_argument("--growth", action="store_true",
                    help="only the growth curve (1 k to 118 k parameters), each size in a fresh process")
     p.add_argument("--growth-max", type=int, default=len(GROWTH), help="the first N sizes of the growth curve")
+    p.add_argument("--tri-budget", type=float, default=900.0,
+                   help="seconds (wall) for Theorem A3 at each size of the growth curve (default 900)")
+    p.add_argument("--float-gb", type=float, default=4.0,
+                   help="the float SVD runs where its Jacobian is under this many GB (default 4)")
     args = p.parse_args(argv)
     if args.growth:
-        print_growth(args.budget, GROWTH[:args.growth_max])
+        print_growth(args.budget, GROWTH[:args.growth_max], args.tri_budget, args.float_gb)
         return
     nets = 2 if args.quick else args.networks
     print("Figure 6 architectures, the paper's protocol (F × U Gaussian points), CPU s per network")

@@ -27,7 +27,7 @@ from reluid.verdicts import Reason, ReasonCode, Verdict
 __all__ = [
     "load", "save", "parse_network", "generate_json", "read_certificate", "write_certificate",
     "from_torch", "from_sklearn", "as_network",
-    "certify", "decide", "check",
+    "certify", "decide", "check", "triangular_identifiability",
     "equivalent", "canonical_form", "is_canonical", "same_orbit", "align", "alignment_document", "write_alignment",
     "read_alignment", "check_alignment", "activation_regions", "difference", "region", "search_region",
     "nearest_alignment", "stored_types",
@@ -657,6 +657,31 @@ def is_flip_set(net: Network | Shallow, F) -> bool:
     from reluid.analysis.shallow.flipsets import is_flip_set as _is
 
     return _is(net, F)
+
+
+def triangular_identifiability(net: Network | Shallow, *, seed: int = 0, deadline: float | None = None,
+                               work_limit: int = 1 << 40):
+    """Theorem A3 (docs/mathematics.md §6.4): the block-triangular certificate of local identifiability, and the
+    checker's re-verification of its functional-dimension and local-identifiability claims.
+
+    Returns ``(result, evidence, messages)``: a ``TriangularResult``, the certificate evidence, and the
+    checker's lines (empty when the condition was not met, which proves nothing).  Raises
+    :class:`reluid.errors.CheckFailed` if the checker rejects the evidence.
+    """
+    from reluid.analysis.deep.triangular import triangular_certificate
+    from reluid.certificates.schema import ClaimKind
+    from reluid.checker import fundim as cfd
+    from reluid.checker.registry import VERIFIERS, Budget, Context
+
+    net = _network(net)
+    r = triangular_certificate(net, seed=seed, deadline=deadline)
+    ev = r.evidence()
+    ev.update(rank=r.rank, n_params=net.n_params, upper_bound=cfd.upper_bound(net.architecture))
+    if not r.full_rank:
+        return r, ev, []
+    budget = Budget(limit=work_limit)
+    kinds = (ClaimKind.FUNCTIONAL_DIMENSION, ClaimKind.LOCAL_IDENTIFIABILITY)
+    return r, ev, [f"{k.value}: {VERIFIERS[k](ev, Context(net, k.value, budget))}" for k in kinds]
 
 
 def functional_dimension(net: Network | Shallow, **options):

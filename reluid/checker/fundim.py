@@ -148,18 +148,18 @@ def _region(Wt, arch, mask, p):
     """(A, δ) of one region (step 2): A[l] the nmod_mat of x̃ ↦ h̃^l (rows: neurons of layer l and the
     constant 1; columns: the n0 + 1 slots), and δ[l][o] the back-propagated output o at layer l."""
     d = len(arch) - 1
-    A, Am = [None], _identity(arch[0] + 1, p)
+    A, Am = [None], None                    # A^0 = I: A^1 is P_1 itself
     for l in range(1, d):
         P = [row if mask[l - 1][i] else [0] * len(row) for i, row in enumerate(Wt[l - 1])]
         P.append([0] * arch[l - 1] + [1])
-        Am = flint.nmod_mat(P, p) * Am
+        Am = flint.nmod_mat(P, p) if Am is None else flint.nmod_mat(P, p) * Am
         A.append(Am)
-    delta, Bm = [None] * (d + 1), _identity(arch[d], p)
-    delta[d] = Bm
+    delta, Bm = [None] * (d + 1), None      # δ^d = I: δ^{d-1} is D_{d-1} (W^d)ᵀ itself
+    delta[d] = _identity(arch[d], p)
     for l in range(d - 1, 0, -1):           # δ^l = D_l (W^{l+1})ᵀ δ^{l+1}
         WT = [[Wt[l][r][i] for r in range(arch[l + 1])] if mask[l - 1][i] else [0] * arch[l + 1]
               for i in range(arch[l])]
-        Bm = flint.nmod_mat(WT, p) * Bm
+        Bm = flint.nmod_mat(WT, p) if Bm is None else flint.nmod_mat(WT, p) * Bm
         delta[l] = Bm
     return A, [None] + [[[int(M[i, o]) for i in range(M.nrows())] for o in range(arch[d])] for M in delta[1:]]
 
@@ -292,6 +292,26 @@ def _region_rank(ctx, net: Network, ev: _Evidence) -> RegionRank:
     return RegionRank((arch[0] + 1) * len(ev.pivots) + s_rank, len(ev.pivots), s_rank, len(ev.points), len(ev.rows))
 
 
+def _triangular(ctx, evidence) -> bool:
+    """Whether the evidence is a block-triangular certificate (``method: triangular``, Theorem A3) rather than
+    the region rows of §6.3 (no ``method``)."""
+    method = R.mapping(ctx, evidence, "the evidence").get("method")
+    if method is not None and method != "triangular":
+        fail(ctx, f"unknown functional-dimension method {R.show(method)}")
+    return method == "triangular"
+
+
+def _triangular_rank(net: Network, evidence, ctx):
+    from reluid.checker.triangular import triangular_rank
+
+    return triangular_rank(net, evidence, ctx)
+
+
+def _describe(net: Network, t) -> str:
+    return (f"block-triangular Jacobian rank {t.rank} = {t.r_bias} + {net.architecture[-1]}·{t.r_out} + "
+            f"{t.r_hidden} (Theorem A3: biases, output weights, hidden weights)")
+
+
 def _int(ctx, evidence, key) -> int:
     return R.integer(ctx, evidence.get(key), f"evidence field {key!r}")
 
@@ -312,6 +332,13 @@ def verify_functional_dimension(evidence, ctx: Context) -> str:
     _check_counts(ctx, evidence, net)
     if claimed > U:
         fail(ctx, f"claimed rank {claimed} exceeds the upper bound {U}")
+    if _triangular(ctx, evidence):
+        t = _triangular_rank(net, evidence, ctx)
+        if t.rank < claimed:
+            fail(ctx, f"the block-triangular rows at the listed points certify rank {t.rank} modulo "
+                      f"{evidence['prime']}, less than the claimed {claimed}")
+        tail = f"dim_fun = U = {U} (certified)" if t.rank >= U else f"dim_fun >= {t.rank}, U = {U}"
+        return f"{t.points} generic points (exact), {_describe(net, t)} modulo {evidence['prime']} (recomputed): {tail}"
     got = region_rank(net, evidence, ctx)
     if got.rank < claimed:
         fail(ctx, f"the region rows at the listed points have rank {got.rank} modulo {evidence['prime']}, "
@@ -336,6 +363,14 @@ def verify_local_identifiability(evidence, ctx: Context) -> str:
         for i, (w, b) in enumerate(zip(L.weight, L.bias)):
             if not any(w) and not b:
                 fail(ctx, f"neuron {i + 1} of hidden layer {l} has a zero incoming row and bias")
+    if _triangular(ctx, evidence):
+        t = _triangular_rank(net, evidence, ctx)
+        if t.rank < target:
+            fail(ctx, f"the block-triangular rows at the listed points certify rank {t.rank} modulo "
+                      f"{evidence['prime']}, less than D - N = {target}")
+        return (f"{t.points} generic points (exact), {_describe(net, t)} = D - N modulo {evidence['prime']} "
+                "(recomputed), every hidden neuron has a nonzero incoming row: Theorems A3 and A1 apply (locally "
+                "identifiable; says nothing about parameters far from θ)")
     got = region_rank(net, evidence, ctx)
     if got.rank < target:
         fail(ctx, f"the region rows at the listed points have rank {got.rank} modulo {evidence['prime']}, "

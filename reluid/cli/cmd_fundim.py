@@ -34,6 +34,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exact-cells", action="store_true",
                    help="enumerate the activation cells exactly and give dim_fun itself (docs/mathematics.md §9); "
                         "exit 0 when dim_fun = U is proved")
+    p.add_argument("--triangular", action="store_true",
+                   help="the block-triangular sufficient condition of Theorem A3 (docs/mathematics.md §6.4): "
+                        "local identifiability and dim_fun = U at MNIST size, re-verified by the checker; exit 0 "
+                        "when it holds, 3 when it could not be met (which proves nothing)")
     p.add_argument("--json", metavar="FILE", help="write the result (with the witness points) as JSON")
     p.add_argument("--progress", action="store_true",
                    help="show one progress bar across every phase on stderr (needs rich; off when stderr is not a "
@@ -66,9 +70,31 @@ def run(args, stdout, stderr) -> ExitCode:
                 write_text(args.json, json.dumps(cells_fundim_dict(c), indent=1) + "\n")
             return ExitCode.OK if c.exact and c.certified else ExitCode.UNKNOWN
         deadline = None if args.timeout is None else start + args.timeout
+        if args.triangular:
+            return _triangular(net, args, deadline, stdout)
         r = functional_dimension(net, points=args.points, seed=args.seed, method="exact" if args.exact else "auto",
                                  deadline=deadline, progress=bar)
     stdout.write(generate_fundim_text(r, args.network))
     if args.json:
         write_text(args.json, generate_fundim_json(r))
     return ExitCode.OK if r.certified else ExitCode.UNKNOWN
+
+
+def _triangular(net, args, deadline, stdout) -> ExitCode:
+    """Theorem A3: the producer's points and combinations, then the checker's own re-computation of both claims."""
+    import json
+
+    from reluid.api import triangular_identifiability
+    from reluid.errors import CheckFailed
+
+    try:
+        r, ev, lines = triangular_identifiability(net, seed=args.seed, deadline=deadline)
+    except CheckFailed as e:                               # pragma: no cover - the producer's evidence is checked
+        stdout.write(f"check failed: {e}\n")
+        return ExitCode.UNKNOWN
+    stdout.write(f"{args.network}: {r.describe()}\n")
+    for line in lines:
+        stdout.write(f"check ({line})\n")
+    if args.json:
+        write_text(args.json, json.dumps(ev) + "\n")
+    return ExitCode.OK if r.full_rank and lines else ExitCode.UNKNOWN
