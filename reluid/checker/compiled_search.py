@@ -33,7 +33,7 @@ from flint import fmpz_mat
 from reluid.checker.registry import Context, WorkLimit, charge, fail
 from reluid.checker.search import SEARCHED, searched
 
-__all__ = ["COMPILED_NODE_LIMIT", "COMPILED_POINT_LIMIT", "NODES_PER_STEP", "NODES_PER_CPU_SECOND", "have_fplll",
+__all__ = ["FPLLL_MIN_VERSION", "COMPILED_NODE_LIMIT", "COMPILED_POINT_LIMIT", "NODES_PER_STEP", "NODES_PER_CPU_SECOND", "have_fplll",
            "safe_radius", "ball_points"]
 
 COMPILED_NODE_LIMIT = (1 << 31) - 1
@@ -50,6 +50,11 @@ _U = Fraction(1, 1 << 53)          # the unit roundoff of IEEE double, round to 
 _K = 96                            # upward dyadic roundings keep 96 bits after the point
 
 
+FPLLL_MIN_VERSION = (5, 4, 2)
+"""The first fplll whose CVP enumeration zigzags on every level (before it, a level whose partial distance above
+is 0.0, the top level included, was walked one way only, as for SVP's sign symmetry, and half the ball was missed)."""
+
+
 def have_fplll() -> bool:
     """Whether fpylll (fplll's enumeration) is importable."""
     try:
@@ -57,6 +62,12 @@ def have_fplll() -> bool:
     except ImportError:
         return False
     return True
+
+
+def _fplll_version() -> tuple[int, ...]:
+    from fpylll import config
+
+    return (config.major_version, config.minor_version, config.micro_version)
 
 
 def _up(x: Fraction) -> Fraction:
@@ -135,8 +146,17 @@ def ball_points(ctx: Context, B, d, a, n: int, radius: Fraction, nodes: int) -> 
     r = len(B)
     if not have_fplll():
         fail(ctx, "a lattice-cvp certificate is checked by fplll's enumeration: pip install reluid[lattice]")
+    if _fplll_version() < FPLLL_MIN_VERSION:
+        fail(ctx, f"a lattice-cvp certificate needs fplll >= {'.'.join(map(str, FPLLL_MIN_VERSION))} (its CVP "
+                  f"enumeration must walk every level both ways), not {'.'.join(map(str, _fplll_version()))}")
+    from fpylll import config
+
+    if r > config.max_enum_dim:
+        fail(ctx, f"fplll enumerates at most {config.max_enum_dim} dimensions, not {r}")
     if not 0 <= nodes <= COMPILED_NODE_LIMIT:
         fail(ctx, f"nodes = {nodes} is outside [0, {COMPILED_NODE_LIMIT}]")
+    if not 0 <= radius <= 2 ** 1000:
+        fail(ctx, "the radius must be a nonnegative double")
     if float(radius) != radius:
         fail(ctx, "the radius must be a double (the enumeration runs with it exactly)")
     charge(ctx, r * r * 8, "the safe radius of the compiled enumeration")
@@ -144,6 +164,9 @@ def ball_points(ctx: Context, B, d, a, n: int, radius: Fraction, nodes: int) -> 
     tau_hat = [float(Fraction(a[r][t], 2 * d[t + 1])) for t in range(r)]
     if not all(math.isfinite(x) for x in r_hat + tau_hat + [m for row in mu_hat for m in row]):
         fail(ctx, "fplll's Gram–Schmidt data of the basis is not finite in double precision")
+    if not all(x > 0 for x in r_hat):
+        fail(ctx, "fplll's Gram–Schmidt norms of the basis are not all positive in double precision (an "
+                  "ill-conditioned basis: the safe-radius lemma needs every r̂_j > 0)")
     if tau_hat[r - 1] == round(tau_hat[r - 1]):
         fail(ctx, "the last Gram–Schmidt coordinate of the centre is an integer in double precision "
                   "(reorder the basis)")

@@ -138,6 +138,36 @@ def test_a_stopped_enumeration_leaves_the_claim_not_re_verified(cvp_case, monkey
         check(theta, ev)
 
 
+def test_an_ill_conditioned_basis_of_the_same_lattice_is_refused():
+    """b_1 += (2^27 + 1)·b_0 keeps the lattice but makes fplll's double r̂_1 negative, and with it the bound ρ:
+    the checker must refuse the basis, not accept radius 0 on a network with a planted flip set."""
+    rng = random.Random(7)
+    for trial in range(40):
+        n, m = rng.randint(5, 12), rng.randint(1, 2)
+        v = [rng.choice([-3, -2, -1, 1, 2, 3]) for _ in range(n)]
+        A = [[rng.randint(-4, 4) or 1 for _ in range(m)] for _ in range(n)]
+        F = rng.sample(range(n), rng.randint(2, n))
+        A[F[-1]] = [-Fraction(sum(v[i] * A[i][l] for i in F[:-1]), v[F[-1]]) for l in range(m)]
+        theta = Shallow.make(v, A, list(range(n)), [0])
+        if not any(not any(a) for a in theta.A) and len(kernel(theta)[2]) >= 2:
+            break
+    assert is_flip_set(theta, F)
+    prob, prof, B, C = kernel(theta)
+    K = 2 ** 27 + 1
+    B2 = [list(b) for b in B]
+    B2[1] = [x + K * y for x, y in zip(B[1], B[0])]
+    C2 = [list(c) for c in C]
+    for row in C2:
+        row[0] -= K * row[1]
+    assert compiled._gso(B2)[1][0][1] < 0                      # the cancellation the forgery relies on
+    for radius in ("0", "1/1024"):
+        forged = {"method": "lattice-cvp", "p": prof.p, "basis": B2, "inverse": C2, "rank_rows": list(prof.rows),
+                  "rank_cols": list(prof.pivots), "radius": radius, "points": [], "nodes": 0}
+        rejects(theta, forged, "not all positive")
+    rejects(theta, {**forged, "radius": "-100"}, "nonnegative")
+    rejects(theta, {**forged, "radius": "1" + "0" * 400}, "nonnegative")   # no OverflowError on a huge radius
+
+
 def test_planted_flip_sets_are_met():
     """A planted flip set: the producer finds it, and evidence claiming none is rejected by the checker."""
     rng = random.Random(7)
