@@ -268,7 +268,7 @@ class RegionRank:
 def region_rank(net: Network, evidence, ctx: Context) -> RegionRank:
     """The certified rank of the region rows of the listed points (steps 1-4 of the module docstring)."""
     ev = _read(ctx, evidence, net)
-    key = ("region rank", ev)
+    key = ("region rank", net.sha256(), ev)
     if key not in ctx.budget.shared:      # the two claims of one certificate share the work
         ctx.budget.shared[key] = _region_rank(ctx, net, ev)
     return ctx.budget.shared[key]

@@ -138,7 +138,7 @@ def triangular_rank(net: Network, evidence, ctx) -> TriangularRank:
     if len(net.architecture) < 3:
         fail(ctx, "a triangular certificate is about networks with hidden layers")
     p, pts, bias, out, blocks = _read(ctx, evidence, net)
-    key = ("triangular rank", p, pts, bias, out, tuple((l, u, tuple(e)) for l, u, e in blocks))
+    key = ("triangular rank", net.sha256(), p, pts, bias, out, tuple((l, u, tuple(e)) for l, u, e in blocks))
     if key not in ctx.budget.shared:      # the two claims of one certificate share the work
         ctx.budget.shared[key] = _triangular_rank(ctx, net, p, pts, bias, out, blocks)
     return ctx.budget.shared[key]
