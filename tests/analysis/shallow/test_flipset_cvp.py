@@ -138,19 +138,23 @@ def test_a_stopped_enumeration_leaves_the_claim_not_re_verified(cvp_case, monkey
         check(theta, ev)
 
 
-def test_an_ill_conditioned_basis_of_the_same_lattice_is_refused():
-    """b_1 += (2^27 + 1)·b_0 keeps the lattice but makes fplll's double r̂_1 negative, and with it the bound ρ:
-    the checker must refuse the basis, not accept radius 0 on a network with a planted flip set."""
-    rng = random.Random(7)
-    for trial in range(40):
+def planted_flip_sets(seed, count=40):
+    """``count`` small networks (θ, F) with a planted flip set F: the last row of A in F makes Σ_F v_i A_i = 0."""
+    rng = random.Random(seed)
+    for _ in range(count):
         n, m = rng.randint(5, 12), rng.randint(1, 2)
         v = [rng.choice([-3, -2, -1, 1, 2, 3]) for _ in range(n)]
         A = [[rng.randint(-4, 4) or 1 for _ in range(m)] for _ in range(n)]
         F = rng.sample(range(n), rng.randint(2, n))
         A[F[-1]] = [-Fraction(sum(v[i] * A[i][l] for i in F[:-1]), v[F[-1]]) for l in range(m)]
         theta = Shallow.make(v, A, list(range(n)), [0])
-        if not any(not any(a) for a in theta.A) and len(kernel(theta)[2]) >= 2:
-            break
+        yield theta, F
+
+
+def test_an_ill_conditioned_basis_of_the_same_lattice_is_refused():
+    """b_1 += (2^27 + 1)·b_0 keeps the lattice but makes fplll's double r̂_1 negative, and with it the bound ρ:
+    the checker must refuse the basis, not accept radius 0 on a network with a planted flip set."""
+    theta, F = next((t, F) for t, F in planted_flip_sets(7) if all(map(any, t.A)) and len(kernel(t)[2]) >= 2)
     assert is_flip_set(theta, F)
     prob, prof, B, C = kernel(theta)
     K = 2 ** 27 + 1
@@ -170,15 +174,9 @@ def test_an_ill_conditioned_basis_of_the_same_lattice_is_refused():
 
 def test_planted_flip_sets_are_met():
     """A planted flip set: the producer finds it, and evidence claiming none is rejected by the checker."""
-    rng = random.Random(7)
     tried = 0
-    for trial in range(40):
-        n, m = rng.randint(5, 12), rng.randint(1, 2)
-        v = [rng.choice([-3, -2, -1, 1, 2, 3]) for _ in range(n)]
-        A = [[rng.randint(-4, 4) or 1 for _ in range(m)] for _ in range(n)]
-        F = rng.sample(range(n), rng.randint(2, n))
-        A[F[-1]] = [-Fraction(sum(v[i] * A[i][l] for i in F[:-1]), v[F[-1]]) for l in range(m)]
-        theta = Shallow.make(v, A, list(range(n)), [0])
+    for theta, F in planted_flip_sets(7):
+        n = theta.n
         assert is_flip_set(theta, F)
         if any(not any(a) for a in theta.A):
             continue
