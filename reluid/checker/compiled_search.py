@@ -131,6 +131,19 @@ def safe_radius(B, d, a, n: int, r_hat, mu_hat, tau_hat) -> Fraction:
     return _up(inflate * ((1 + eps) * R2 + 2 * R * lin + quad))
 
 
+def _require_fplll(ctx: Context, r: int) -> None:
+    """Fails the claim unless an fplll that enumerates CVP on every level both ways, in dimension r, is there."""
+    if not have_fplll():
+        fail(ctx, "a lattice-cvp certificate is checked by fplll's enumeration: pip install reluid[lattice]")
+    if _fplll_version() < FPLLL_MIN_VERSION:
+        fail(ctx, f"a lattice-cvp certificate needs fplll >= {'.'.join(map(str, FPLLL_MIN_VERSION))} (its CVP "
+                  f"enumeration must walk every level both ways), not {'.'.join(map(str, _fplll_version()))}")
+    from fpylll import config
+
+    if r > config.max_enum_dim:
+        fail(ctx, f"fplll enumerates at most {config.max_enum_dim} dimensions, not {r}")
+
+
 def ball_points(ctx: Context, B, d, a, n: int, radius: Fraction, nodes: int) -> list[tuple[int, ...]]:
     """The coefficient vectors c of every lattice point cB with ‖cB − t‖² ≤ R², by fplll's enumeration.
 
@@ -144,15 +157,7 @@ def ball_points(ctx: Context, B, d, a, n: int, radius: Fraction, nodes: int) -> 
     than allowed.
     """
     r = len(B)
-    if not have_fplll():
-        fail(ctx, "a lattice-cvp certificate is checked by fplll's enumeration: pip install reluid[lattice]")
-    if _fplll_version() < FPLLL_MIN_VERSION:
-        fail(ctx, f"a lattice-cvp certificate needs fplll >= {'.'.join(map(str, FPLLL_MIN_VERSION))} (its CVP "
-                  f"enumeration must walk every level both ways), not {'.'.join(map(str, _fplll_version()))}")
-    from fpylll import config
-
-    if r > config.max_enum_dim:
-        fail(ctx, f"fplll enumerates at most {config.max_enum_dim} dimensions, not {r}")
+    _require_fplll(ctx, r)
     if not 0 <= nodes <= COMPILED_NODE_LIMIT:
         fail(ctx, f"nodes = {nodes} is outside [0, {COMPILED_NODE_LIMIT}]")
     if not 0 <= radius <= 2 ** 1000:
