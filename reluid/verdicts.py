@@ -276,6 +276,13 @@ class FlipSetMethod(Name):
     Z3 = "z3"
 
 
+class FunDimMethod(Name):
+    """How a functional-dimension claim is proved (its evidence's ``method``; the region rows of
+    docs/mathematics.md §6.3 carry none)."""
+
+    TRIANGULAR = "triangular"    # Theorem A3 (§6.4): a block-triangular family of Jacobian rows
+
+
 class PatternMethod(Name):
     """How one case (P, q) of the realisation-pattern search is certified (docs/mathematics.md §4, Theorem 4)."""
 

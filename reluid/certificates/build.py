@@ -182,6 +182,8 @@ REF_LOCAL = ("docs/mathematics.md §6, Theorem A1 (a special case of Bona-Pellis
 
 
 def _fundim_evidence(fd) -> dict:
+    if fd.triangular is not None:          # Theorem A3 (docs/mathematics.md §6.4, method ``triangular``)
+        return {**fd.triangular, "rank": fd.rank, "upper_bound": fd.upper_bound, "n_params": fd.n_params}
     return {"prime": fd.prime, "rank": fd.rank, "upper_bound": fd.upper_bound, "n_params": fd.n_params,
             "points": _points(fd.points), "pivots": [list(t) for t in fd.pivots],
             "rows": [list(t) for t in fd.rows]}
@@ -191,7 +193,11 @@ def fundim_claims(fd) -> list[Claim]:
     """The functional-dimension claim of a :class:`~reluid.analysis.deep.fundim.FunDimResult`, and the
     local-identifiability claim when its rank is D - N (both information: no verdict rests on them)."""
     n = len(fd.points)
-    if fd.certified:
+    if fd.certified and fd.triangular is not None:
+        st = (f"dim_fun(θ) = {fd.rank} = U (certified by Theorem A3, docs/mathematics.md §6.4): at generic points "
+              f"of the activation regions of {n} listed points, combinations of Jacobian rows form a block-"
+              f"triangular matrix whose diagonal blocks have ranks summing to {fd.rank} = D - N modulo {fd.prime}")
+    elif fd.certified:
         st = (f"dim_fun(θ) = {fd.rank} = U (certified): the Jacobian of θ ↦ (F_θ(z))_z at generic points of the "
               f"activation regions of {n} listed points has rank {fd.rank} modulo {fd.prime}")
     elif fd.complete:

@@ -39,10 +39,11 @@ from reluid.errors import CertificateError, InvalidNetwork, ReluidError
 from reluid.model.network import Layer, Network
 from reluid.model.jsondata import freeze, thaw
 from reluid.model.rational import parse_canonical
-from reluid.verdicts import (ConditionMethod, CoverMethod, FlipSetMethod, Frame, Mechanism, Name, PinningCase,
-                             PremiseMethod, Reason, ReasonCode, Verdict)
+from reluid.verdicts import (ConditionMethod, CoverMethod, FlipSetMethod, Frame, FunDimMethod, Mechanism, Name,
+                             PinningCase, PremiseMethod, Reason, ReasonCode, Verdict)
 
 __all__ = ["FORMAT", "FORMAT_2", "Verdict", "Reason", "ReasonCode", "ClaimKind", "ClaimRole", "Mechanism", "PREMISE_KIND", "FlipSetMethod",
+           "FunDimMethod",
            "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame", "Claim", "Witness", "Certificate", "to_json", "from_json",
            "read_certificate", "write_certificate", "freeze", "thaw", "network_from_dict", "q", "qs"]
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import flint
 
-from reluid.certificates.schema import ClaimKind
+from reluid.certificates.schema import ClaimKind, FunDimMethod
 from reluid.checker import readers as R
 from reluid.checker.linalg import pivots_mod_p, rank_mod_p
 from reluid.checker.registry import Context, charge, fail, verifies
@@ -296,9 +296,9 @@ def _triangular(ctx, evidence) -> bool:
     """Whether the evidence is a block-triangular certificate (``method: triangular``, Theorem A3) rather than
     the region rows of §6.3 (no ``method``)."""
     method = R.mapping(ctx, evidence, "the evidence").get("method")
-    if method is not None and method != "triangular":
+    if method is not None and method != FunDimMethod.TRIANGULAR:
         fail(ctx, f"unknown functional-dimension method {R.show(method)}")
-    return method == "triangular"
+    return method == FunDimMethod.TRIANGULAR
 
 
 def _triangular_rank(net: Network, evidence, ctx):

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from reluid.certificates.schema import Certificate, ClaimKind, to_json
+from reluid.certificates.schema import Certificate, ClaimKind, FunDimMethod, to_json
 from reluid.model.network import Network
 from reluid.report import mathml as mm
 from reluid.report import reasons as words
@@ -340,7 +340,11 @@ def _evidence(claim, net: Network | None) -> list:
                            f" for F = {_one_based(ev.get('neurons', ()))} (recomputed exactly by the checker)."))
     elif kind == ClaimKind.FUNCTIONAL_DIMENSION:
         r, U = ev.get("rank"), ev.get("upper_bound")
-        if isinstance(r, int) and isinstance(U, int):
+        if isinstance(r, int) and isinstance(U, int) and ev.get("method") == FunDimMethod.TRIANGULAR:
+            out.append(Para.of(f"Evidence (Theorem A3): a block-triangular family of Jacobian rows at "
+                               f"{len(ev.get('points', ()))} exactly smooth rational points, of rank {r} mod p = "
+                               f"{ev.get('prime')}: ", mm.fundim_bound(r, U, r == U), "."))
+        elif isinstance(r, int) and isinstance(U, int):
             out.append(Para.of(f"Evidence: the Jacobian of {len(ev.get('points', ()))} exactly smooth rational "
                                f"points has rank {r} mod p = {ev.get('prime')}: ", mm.fundim_bound(r, U, r == U),
                                "."))

@@ -39,6 +39,7 @@ The result is a frozen :class:`DeepDecision`;
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from dataclasses import dataclass
@@ -265,6 +266,23 @@ def _by_theorem(net, theorem: TwoLayerResult, report: MechanismReport, *, timeou
     return DeepDecision(Verdict.HIDDEN, witness=theta2, **common)
 
 
+#: How the full rank of docs/mathematics.md §6.3 stops short of an answer that Theorem A3 might still give.
+_UNFINISHED = (StopReason.NOT_ATTEMPTED, StopReason.TIME_BUDGET, StopReason.MEMORY_CAP)
+
+
+def _by_theorem_a3(net: Network, fd: FunDimResult, seed: int, deadline: float | None) -> FunDimResult:
+    """``fd``, or, when Theorem A3 (docs/mathematics.md §6.4) proves rank D - N within ``deadline``, the
+    functional dimension it certifies (its points and evidence; dim_fun = U and θ locally identifiable)."""
+    from reluid.analysis.deep.triangular import triangular_certificate
+
+    a3 = triangular_certificate(net, seed=seed, deadline=deadline)
+    if not a3.full_rank:
+        return fd
+    return dataclasses.replace(fd, rank=a3.rank, prime=a3.prime, points=a3.points, pivots=(), rows=(),
+                               stop_reason=StopReason.UPPER_BOUND, estimate_s=None, estimate_gb=None,
+                               memory_cap_gb=None, triangular=a3.evidence())
+
+
 def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_points, phase, budget, spent,
             theorem=None) -> DeepDecision:
     inputs = agreement_inputs(net.input_dim, seed, samples)
@@ -296,6 +314,8 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
         t = time.monotonic()
         fd = functional_dimension(net, points=fundim_points, seed=seed,
                                   deadline=budget.deadline_of("functional dimension"), progress=phase.detail)
+        if not fd.full_rank and fd.stop_reason in _UNFINISHED:
+            fd = _by_theorem_a3(net, fd, seed, budget.deadline_of("functional dimension"))
         spent.append(("functional dimension", time.monotonic() - t))
         if fd.complete:
             done.append("functional dimension")

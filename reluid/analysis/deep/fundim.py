@@ -69,7 +69,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import flint
 import numpy as np
@@ -152,6 +152,9 @@ class FunDimResult:
     stall_rounds, stall_regions : int
         Rounds (blocks of regions, or sampling rounds that found no new region) and activation regions
         examined since the rank last grew.
+    triangular : mapping or None
+        When the rank was certified by Theorem A3 (docs/mathematics.md §6.4) instead: its evidence
+        (``method: triangular``); ``points`` are then its points and ``pivots``, ``rows`` are empty.
     seed : int
     method : str
         ``"float-filter"`` or ``"exact"`` (how patterns of the sample were found; witness
@@ -183,6 +186,7 @@ class FunDimResult:
     memory_cap_gb: float | None = None
     stall_rounds: int = 0
     stall_regions: int = 0
+    triangular: Mapping | None = None
 
     @property
     def certified(self) -> bool:
@@ -226,7 +230,10 @@ class FunDimResult:
         if self.stop_reason == StopReason.NOT_ATTEMPTED:
             return (f"functional dimension not attempted: {self.needs()}; "
                     f"U = {self.upper_bound}; architecture {arch}, D = {self.n_params}")
-        if self.certified:
+        if self.certified and self.triangular is not None:
+            head = (f"dim_fun = {self.rank} = U (certified by Theorem A3: a block-triangular Jacobian of rank D - N "
+                    f"at {len(self.points)} generic points)")
+        elif self.certified:
             head = f"dim_fun = {self.rank} = U (certified)"
         elif self.stop_reason == StopReason.RANK_STALLED:
             head = (f"dim_fun >= {self.rank} (certified lower bound), U = {self.upper_bound}, gap {self.gap}: rank "

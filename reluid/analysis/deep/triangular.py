@@ -39,7 +39,7 @@ from reluid.budget import memory_cap_gb, resident_gb
 from reluid.errors import InvalidArgument
 from reluid.model.modp import matmul_mod as _mm
 from reluid.model.network import Network
-from reluid.verdicts import StopReason
+from reluid.verdicts import FunDimMethod, StopReason
 
 __all__ = ["TriangularResult", "triangular_certificate"]
 
@@ -95,7 +95,7 @@ class TriangularResult:
 
     def evidence(self) -> dict:
         """The certificate evidence (docs/certificates.md, ``method: triangular``)."""
-        return {"method": "triangular", "prime": self.prime, "rank": self.rank,
+        return {"method": FunDimMethod.TRIANGULAR, "prime": self.prime, "rank": self.rank,
                 "points": [[str(q) for q in x] for x in self.points],
                 "bias_points": list(self.bias_points), "out_points": list(self.out_points),
                 "blocks": [[l, u, [[i, list(c)] for i, c in ent]] for l, u, ent in self.blocks]}

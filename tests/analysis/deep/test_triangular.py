@@ -233,3 +233,39 @@ def test_deadline_and_memory_cap_are_honoured():
     finally:
         set_memory_cap(None)
     assert r.stop_reason == StopReason.MEMORY_CAP and not r.full_rank
+
+
+def test_the_deep_decision_falls_back_to_theorem_a3_and_its_claims_are_checked():
+    """Where the full rank of §6.3 is not attempted, the deep decision takes Theorem A3's rank D - N instead: the
+    certificate's functional-dimension and local-identifiability claims carry its evidence, the checker verifies
+    both, and the report names Theorem A3."""
+    from reluid.analysis.deep import decide as deep_decide
+    from reluid.analysis.deep.fundim import FunDimResult
+    from reluid.certificates.build import fundim_claims
+    from reluid.checker.check import check_certificate
+    from reluid.certificates.schema import Certificate
+
+    net = mlp((24, 8, 8, 4), 1)
+    U = upper_bound(net.architecture)[0]
+    skipped = FunDimResult(architecture=net.architecture, n_params=net.n_params, upper_bound=U,
+                           upper_bound_reason="", rank=0, prime=2, points=(), n_sampled=0, n_smooth=0, n_regions=0,
+                           n_rows=0, stopped_early=False, seed=0, method="exact",
+                           stop_reason=StopReason.NOT_ATTEMPTED, estimate_s=1e4)
+    got = deep_decide._by_theorem_a3(net, skipped, 0, None)
+    assert got.certified and got.full_rank and got.triangular is not None and got.rank == U
+    assert "Theorem A3" in got.describe()
+    claims = fundim_claims(got)
+    assert [c.kind for c in claims] == [ClaimKind.FUNCTIONAL_DIMENSION, ClaimKind.LOCAL_IDENTIFIABILITY]
+    for c in claims:
+        assert c.evidence["method"] == "triangular" and c.evidence["rank"] == U
+        lines = VERIFIERS[c.kind](copy.deepcopy(dict(c.evidence)), Context(net, c.id, Budget()))
+        assert lines
+    forged = copy.deepcopy(dict(claims[0].evidence))
+    forged["rank"] = U + 1
+    with pytest.raises(CheckFailed):
+        VERIFIERS[ClaimKind.FUNCTIONAL_DIMENSION](forged, Context(net, "fundim", Budget()))
+    # a network with dim_fun < U (a dead neuron) keeps what the full rank said
+    W1, b1 = [list(r) for r in net.layers[0].weight], list(net.layers[0].bias)
+    W1[0], b1[0] = [F(0)] * len(W1[0]), F(-1)
+    dead = Network.from_lists([(W1, b1)] + [([list(r) for r in L.weight], list(L.bias)) for L in net.layers[1:]])
+    assert deep_decide._by_theorem_a3(dead, skipped, 0, None) is skipped
