@@ -47,6 +47,10 @@ NODES_PER_CPU_SECOND = 5 * 10**6
 measured 2.7·10⁷ nodes per CPU second on this project's CI machine, so the margin is about five)."""
 
 _U = Fraction(1, 1 << 53)          # the unit roundoff of IEEE double, round to nearest
+_TINY = Fraction(1, 1 << 1074)     # the least subnormal double: a rounding below 2^-1022 errs by at most half of it
+#: fplll divides every r̂_j and ρ̂ by 2^(the exponent of the largest r̂) before it enumerates; the lemma's relative
+#: rounding needs the results normal, so the spread max r̂ / min(r̂_j, ρ̂) is bounded well inside 2^1022.
+MAX_SPREAD_EXPONENT = 1022 - 60
 _K = 96                            # upward dyadic roundings keep 96 bits after the point
 
 
@@ -121,14 +125,16 @@ def safe_radius(B, d, a, n: int, r_hat, mu_hat, tau_hat) -> Fraction:
             m_hat = Fraction(mu_hat[i][j])
             size += X[i] * abs(m_hat)
             err += X[i] * _up(abs(m_hat - Fraction(a[i][j], d[j + 1])))
-        e = _up(gamma * _up(size) + err)
+        e = _up(gamma * _up(size) + err + (r + 1) * _TINY)      # _TINY: a product that underflowed
         rh = Fraction(r_hat[j])
         if rh > rex[j]:
             eps = max(eps, _up(rh / rex[j] - 1))
         lin += _up(e * rh / _sqrt_down(rex[j]))
         quad += _up(e * e * rh)
     inflate = 1 / (1 - (4 * r + 4) * _U)
-    return _up(inflate * ((1 + eps) * R2 + 2 * R * lin + quad))
+    top = math.frexp(max(r_hat))[1]                  # r̂_j < 2^top: fplll divides r̂ and ρ̂ by about 2^top
+    floor = (8 * r + 8) * _TINY * Fraction(2) ** top   # every rounding that fell below the normal range
+    return _up(inflate * ((1 + eps) * R2 + 2 * R * lin + quad + floor))
 
 
 def _require_fplll(ctx: Context, r: int) -> None:
@@ -172,6 +178,10 @@ def ball_points(ctx: Context, B, d, a, n: int, radius: Fraction, nodes: int) -> 
     if not all(x > 0 for x in r_hat):
         fail(ctx, "fplll's Gram–Schmidt norms of the basis are not all positive in double precision (an "
                   "ill-conditioned basis: the safe-radius lemma needs every r̂_j > 0)")
+    if max(r_hat) > min(min(r_hat), float(radius)) * 2.0 ** MAX_SPREAD_EXPONENT:
+        fail(ctx, f"the Gram–Schmidt norms and the radius spread over more than 2^{MAX_SPREAD_EXPONENT}: fplll's "
+                  "normalisation would take them below the normal range of doubles, where the safe-radius lemma "
+                  "does not hold")
     if tau_hat[r - 1] == round(tau_hat[r - 1]):
         fail(ctx, "the last Gram–Schmidt coordinate of the centre is an integer in double precision "
                   "(reorder the basis)")

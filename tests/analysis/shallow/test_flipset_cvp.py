@@ -252,3 +252,19 @@ def test_hard_regimes(m, n):
     res = find_flip_set(theta)
     assert (res.outcome, res.evidence["method"]) == ("none", "lattice-cvp")
     check(theta, json.loads(json.dumps(dict(res.evidence))))
+
+
+def test_a_basis_that_fplll_would_normalise_into_subnormals_is_refused():
+    """A valid basis of L_s ⊕ Z·h with ‖h‖² near 2^1024 (tests/fixtures/cvp_subnormal_forgery.json): fplll divides
+    every r̂_j and ρ̂ by 2^1024 before enumerating, the small ones become subnormal doubles, their roundings are
+    absolute, and the planted flip point on the sphere was pruned: radius, points and nodes as fplll left them
+    were accepted for a network with the flip set {1, 2}.  The checker refuses the spread."""
+    from pathlib import Path
+
+    from reluid.api import parse_network
+
+    data = json.loads((Path(__file__).parents[2] / "fixtures" / "cvp_subnormal_forgery.json").read_text())
+    net = parse_network(json.dumps(data["network"]))
+    assert is_flip_set(net.shallow(), data["flip_set"])
+    with pytest.raises(CheckFailed, match="spread"):
+        VERIFIERS["no-flip-set"](data["evidence"], Context(net, "c"))
