@@ -30,7 +30,6 @@ the verdict and the seconds.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys

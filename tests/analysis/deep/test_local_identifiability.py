@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import reluid
+from benchmarks.bench_fundim import mlp  # float32 He-initialised weights and biases, read exactly
 from reluid.analysis.deep.survey import random_network
 from reluid.certificates.schema import ClaimKind, from_json, to_json
 from reluid.checker.check import INFORMATION, check_certificate
@@ -196,19 +197,9 @@ def test_forged_claim_for_a_network_with_a_zero_incoming_row():
 
 # ---- bounded work -------------------------------------------------------------------------
 
-def _mlp(arch, seed=0):
-    rng = np.random.default_rng(seed)
-    layers = []
-    for a, b in zip(arch, arch[1:]):
-        W = (rng.standard_normal((b, a)) * np.sqrt(2 / a)).astype(np.float32)
-        c = (rng.standard_normal(b) * 0.1).astype(np.float32)
-        layers.append((W.astype(np.float64).tolist(), c.astype(np.float64).tolist()))
-    return Network.from_lists(layers, allow_float=True)
-
-
 def test_a_short_budget_gives_unknown_with_what_was_left():
     # three hidden layers (the two-hidden-layer 32-24-24-10 is certified by Theorem W in 0.1 s)
-    net = _mlp((32, 24, 24, 16, 10), 1)
+    net = mlp((32, 24, 24, 16, 10), 1)
     cert = reluid.certify(net, timeout=0.6)
     assert cert.verdict is Verdict.UNKNOWN
     assert "left:" in text(cert.reasons) and "functional dimension" in text(cert.reasons)
@@ -255,7 +246,7 @@ def test_cli_certifies_local_identifiability_of_a_64_32_32_16_10_mlp(tmp_path):
     How fast: benchmarks/bench_fundim.py; the budget here is generous so that a loaded machine cannot turn the
     certified rank into a timeout."""
     from reluid.cli.main import main
-    net = _mlp((64, 32, 32, 16, 10))
+    net = mlp((64, 32, 32, 16, 10))
     path = tmp_path / "mlp.json"
     reluid.save(net, path)
     out, err = io.StringIO(), io.StringIO()

@@ -11,9 +11,9 @@ from __future__ import annotations
 import copy
 from fractions import Fraction as F
 
-import numpy as np
 import pytest
 
+from benchmarks.bench_fundim import mlp  # float32 He-initialised weights and biases, read exactly
 from reluid.analysis.deep.fundim import functional_dimension, upper_bound
 from reluid.analysis.deep.triangular import triangular_certificate
 from reluid.certificates.schema import ClaimKind
@@ -23,17 +23,6 @@ from reluid.checker.triangular import triangular_rank
 from reluid.errors import CheckFailed
 from reluid.model.network import Network
 from reluid.verdicts import StopReason
-
-
-def mlp(arch, seed):
-    """float32 He-initialised weights and biases N(0, 0.01), read exactly (as benchmarks/bench_fundim.py)."""
-    rng = np.random.default_rng(seed)
-    layers = []
-    for a, b in zip(arch, arch[1:]):
-        W = (rng.standard_normal((b, a)) * np.sqrt(2 / a)).astype(np.float32)
-        c = (rng.standard_normal(b) * 0.1).astype(np.float32)
-        layers.append((W.astype(np.float64).tolist(), c.astype(np.float64).tolist()))
-    return Network.from_lists(layers, allow_float=True)
 
 
 CASES = [((24, 8, 8, 4), 1), ((30, 10, 10, 5), 1), ((10, 4, 3), 0)]
@@ -242,8 +231,6 @@ def test_the_deep_decision_falls_back_to_theorem_a3_and_its_claims_are_checked()
     from reluid.analysis.deep import decide as deep_decide
     from reluid.analysis.deep.fundim import FunDimResult
     from reluid.certificates.build import fundim_claims
-    from reluid.checker.check import check_certificate
-    from reluid.certificates.schema import Certificate
 
     net = mlp((24, 8, 8, 4), 1)
     U = upper_bound(net.architecture)[0]
