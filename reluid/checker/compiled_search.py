@@ -51,6 +51,9 @@ _TINY = Fraction(1, 1 << 1074)     # the least subnormal double: a rounding belo
 #: fplll divides every r̂_j and ρ̂ by 2^(the exponent of the largest r̂) before it enumerates; the lemma's relative
 #: rounding needs the results normal, so the spread max r̂ / min(r̂_j, ρ̂) is bounded well inside 2^1022.
 MAX_SPREAD_EXPONENT = 1022 - 60
+#: fplll keeps each coefficient c_j of a node in a double and steps it by ±1: past 2^53 odd values are skipped, so
+#: every point of the ball must have |c_j| ≤ X_j below this bound.
+COEFFICIENT_BOUND = 1 << 52
 _K = 96                            # upward dyadic roundings keep 96 bits after the point
 
 
@@ -114,6 +117,9 @@ def safe_radius(B, d, a, n: int, r_hat, mu_hat, tau_hat) -> Fraction:
     for j in range(r):
         gjj, cj = Gi[j, j], ct[j, 0]
         X.append(_up(abs(Fraction(int(cj.p), 2 * int(cj.q))) + R * _sqrt_up(Fraction(int(gjj.p), int(gjj.q)))))
+    if max(X, default=0) >= COEFFICIENT_BOUND:
+        raise ArithmeticError(f"a coefficient of the ball may reach {float(max(X)):.3g} >= 2^52, past what fplll's "
+                              "double coefficients step through exactly")
     gamma = (r + 1) * _U / (1 - (r + 1) * _U)
     eps = Fraction(0)
     lin = quad = Fraction(0)
@@ -146,8 +152,8 @@ def _require_fplll(ctx: Context, r: int) -> None:
                   f"enumeration must walk every level both ways), not {'.'.join(map(str, _fplll_version()))}")
     from fpylll import config
 
-    if r > config.max_enum_dim:
-        fail(ctx, f"fplll enumerates at most {config.max_enum_dim} dimensions, not {r}")
+    if r >= config.max_enum_dim:
+        fail(ctx, f"fplll enumerates fewer than {config.max_enum_dim} dimensions, not {r}")
 
 
 def ball_points(ctx: Context, B, d, a, n: int, radius: Fraction, nodes: int) -> list[tuple[int, ...]]:
@@ -185,7 +191,10 @@ def ball_points(ctx: Context, B, d, a, n: int, radius: Fraction, nodes: int) -> 
     if tau_hat[r - 1] == round(tau_hat[r - 1]):
         fail(ctx, "the last Gram–Schmidt coordinate of the centre is an integer in double precision "
                   "(reorder the basis)")
-    rho = safe_radius(B, d, a, n, r_hat, mu_hat, tau_hat)
+    try:
+        rho = safe_radius(B, d, a, n, r_hat, mu_hat, tau_hat)
+    except ArithmeticError as e:
+        fail(ctx, f"{e} (docs/mathematics.md §3)")
     if radius < rho:
         fail(ctx, f"the radius {float(radius)!r} is below the proved safe radius {float(rho)!r} "
                   "(docs/mathematics.md §3): the enumeration could miss a point of the ball")

@@ -268,3 +268,17 @@ def test_a_basis_that_fplll_would_normalise_into_subnormals_is_refused():
     assert is_flip_set(net.shallow(), data["flip_set"])
     with pytest.raises(CheckFailed, match="spread"):
         VERIFIERS["no-flip-set"](data["evidence"], Context(net, "c"))
+
+
+def test_coefficients_past_two_to_the_52_are_refused(cvp_case):
+    """fplll steps a node's coefficients as doubles: past 2^53 it skips odd values, so a basis (of the same
+    lattice) under which a point of the ball may have a coefficient of 2^52 or more is refused."""
+    theta, ev = cvp_case
+    B = [list(b) for b in ev["basis"]]
+    K = 2 ** 60
+    B[1] = [x + K * y for x, y in zip(B[1], B[0])]
+    d, a = checker_flipsets._gram_schmidt(B, theta.n)
+    _, (r_hat, mu_hat) = compiled._gso(B)
+    tau_hat = [float(Fraction(a[len(B)][t], 2 * d[t + 1])) for t in range(len(B))]
+    with pytest.raises(ArithmeticError, match="2\\^52"):
+        compiled.safe_radius(B, d, a, theta.n, r_hat, mu_hat, tau_hat)
