@@ -186,7 +186,7 @@ class FunDimResult:
     memory_cap_gb: float | None = None
     stall_rounds: int = 0
     stall_regions: int = 0
-    triangular: Mapping | None = None
+    triangular: Mapping | None = field(default=None, compare=False)   # evidence (a dict): not hashed
 
     @property
     def certified(self) -> bool:
