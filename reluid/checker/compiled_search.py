@@ -118,7 +118,7 @@ def safe_radius(B, d, a, n: int, r_hat, mu_hat, tau_hat) -> Fraction:
         gjj, cj = Gi[j, j], ct[j, 0]
         X.append(_up(abs(Fraction(int(cj.p), 2 * int(cj.q))) + R * _sqrt_up(Fraction(int(gjj.p), int(gjj.q)))))
     if max(X, default=0) >= COEFFICIENT_BOUND:
-        raise ArithmeticError(f"a coefficient of the ball may reach {float(max(X)):.3g} >= 2^52, past what fplll's "
+        raise ArithmeticError(f"a coefficient of the ball may reach {_approx(max(X))} >= 2^52, past what fplll's "
                               "double coefficients step through exactly")
     gamma = (r + 1) * _U / (1 - (r + 1) * _U)
     eps = Fraction(0)
@@ -177,26 +177,13 @@ def ball_points(ctx: Context, B, d, a, n: int, radius: Fraction, nodes: int) -> 
     if float(radius) != radius:
         fail(ctx, "the radius must be a double (the enumeration runs with it exactly)")
     charge(ctx, r * r * 8, "the safe radius of the compiled enumeration")
-    _, (r_hat, mu_hat) = _gso(B)
-    tau_hat = [float(Fraction(a[r][t], 2 * d[t + 1])) for t in range(r)]
-    if not all(math.isfinite(x) for x in r_hat + tau_hat + [m for row in mu_hat for m in row]):
-        fail(ctx, "fplll's Gram–Schmidt data of the basis is not finite in double precision")
-    if not all(x > 0 for x in r_hat):
-        fail(ctx, "fplll's Gram–Schmidt norms of the basis are not all positive in double precision (an "
-                  "ill-conditioned basis: the safe-radius lemma needs every r̂_j > 0)")
-    if max(r_hat) > min(min(r_hat), float(radius)) * 2.0 ** MAX_SPREAD_EXPONENT:
-        fail(ctx, f"the Gram–Schmidt norms and the radius spread over more than 2^{MAX_SPREAD_EXPONENT}: fplll's "
-                  "normalisation would take them below the normal range of doubles, where the safe-radius lemma "
-                  "does not hold")
-    if tau_hat[r - 1] == round(tau_hat[r - 1]):
-        fail(ctx, "the last Gram–Schmidt coordinate of the centre is an integer in double precision "
-                  "(reorder the basis)")
+    r_hat, mu_hat, tau_hat = _double_data(ctx, B, d, a, radius)
     try:
         rho = safe_radius(B, d, a, n, r_hat, mu_hat, tau_hat)
     except ArithmeticError as e:
         fail(ctx, f"{e} (docs/mathematics.md §3)")
     if radius < rho:
-        fail(ctx, f"the radius {float(radius)!r} is below the proved safe radius {float(rho)!r} "
+        fail(ctx, f"the radius {float(radius)!r} is below the proved safe radius {_approx(rho)} "
                   "(docs/mathematics.md §3): the enumeration could miss a point of the ball")
     charge(ctx, nodes // NODES_PER_STEP + 1, f"fplll's enumeration of {nodes:,} nodes ({SEARCHED})")
     searched(ctx, f"the lattice points of a ball, by fplll's enumeration ({nodes:,} nodes)")
@@ -221,6 +208,42 @@ def ball_points(ctx: Context, B, d, a, n: int, radius: Fraction, nodes: int) -> 
     return out
 
 
+def _double_data(ctx: Context, B, d, a, radius: Fraction):
+    """(r̂, μ̂, τ̂): the doubles fplll enumerates with, refused where the safe-radius lemma does not cover them.
+
+    The centre's Gram–Schmidt coordinates τ_t are converted only below
+    2^1000 (a skewed basis of the same lattice can make one astronomically
+    large, past what a double holds, while fplll's own data is merely not
+    finite).
+    """
+    r = len(B)
+    _, (r_hat, mu_hat) = _gso(B)
+    tau = [Fraction(a[r][t], 2 * d[t + 1]) for t in range(r)]
+    if any(abs(v) > 2 ** 1000 for v in tau):
+        fail(ctx, "the Gram–Schmidt coordinates of the centre are not finite in double precision")
+    tau_hat = [float(v) for v in tau]
+    if not all(math.isfinite(x) for x in r_hat + [m for row in mu_hat for m in row]):
+        fail(ctx, "fplll's Gram–Schmidt data of the basis is not finite in double precision")
+    if not all(x > 0 for x in r_hat):
+        fail(ctx, "fplll's Gram–Schmidt norms of the basis are not all positive in double precision (an "
+                  "ill-conditioned basis: the safe-radius lemma needs every r̂_j > 0)")
+    if max(r_hat) > min(min(r_hat), float(radius)) * 2.0 ** MAX_SPREAD_EXPONENT:
+        fail(ctx, f"the Gram–Schmidt norms and the radius spread over more than 2^{MAX_SPREAD_EXPONENT}: fplll's "
+                  "normalisation would take them below the normal range of doubles, where the safe-radius lemma "
+                  "does not hold")
+    if tau_hat[r - 1] == round(tau_hat[r - 1]):
+        fail(ctx, "the last Gram–Schmidt coordinate of the centre is an integer in double precision "
+                  "(reorder the basis)")
+    return r_hat, mu_hat, tau_hat
+
+
+def _approx(x: Fraction) -> str:
+    """x for a message: a double's repr, or its power of two past the range of doubles."""
+    if abs(x) < 2 ** 1000:
+        return repr(float(x))
+    return f"about 2^{abs(x.numerator).bit_length() - x.denominator.bit_length()}"
+
+
 def _gso(B):
     """(M, (r̂, μ̂)): fplll's Gram–Schmidt object of the basis B in double precision, and its data."""
     from fpylll import GSO, IntegerMatrix
@@ -243,7 +266,9 @@ def _enumerate(B, radius: float, tau_hat):
         sols = E.enumerate(0, r, radius, 0, target=tau_hat)
     except EnumerationError:           # fplll: "no solution found"
         sols = []
-    return gso, [tuple(coords) for _, coords in sols], E.get_nodes()
+    # fplll's total sums the per-level 64-bit counts into an int (it wraps past 2^31, and is small again past
+    # 2^32); the per-level counts, added here modulo 2^64, are exact
+    return gso, [tuple(coords) for _, coords in sols], sum(E.get_nodes(level=j) for j in range(r)) % 2 ** 64
 
 
 def _child(conn, B, radius, tau_hat, seconds) -> None:
