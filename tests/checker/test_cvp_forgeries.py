@@ -311,3 +311,63 @@ def test_a_forgery_inside_a_separation_split_is_refused(planted):
     sub = evidence(prof, B, C, least_double_at_least(rho), [[0] * len(B)])
     ev = {"method": "separation-split", "y": [[0, 0]], "rest": list(range(8)), "sub": sub}
     rejects(PLANTED, ev, "does not list")
+
+
+# ---- planted flip sets of every shape, at the least safe radius ---------------------------
+
+def _planted_networks(seed, count):
+    """(θ, F): random small networks with a planted flip set F, of every shape the ball must hold: a dead
+    neuron (F = {i}, m_i = 0), a constant one (a_i = 0), all neurons (x = 1, so 1 ∈ ker U and R² = n/4), and a
+    random subset (its last row of A chosen so that Σ_F m_i a_i = 0)."""
+    rng = random.Random(seed)
+    for t in range(count):
+        n, m = rng.randint(6, 12), rng.randint(1, 2)
+        v = [rng.choice([-3, -2, -1, 1, 2, 3]) for _ in range(n)]
+        A = [[rng.randint(-4, 4) or 1 for _ in range(m)] for _ in range(n)]
+        shape = t % 4
+        F = {0: [rng.randrange(n)], 1: [rng.randrange(n)], 2: list(range(n))}.get(shape) or rng.sample(range(n), 3)
+        if shape == 0:
+            v[F[0]] = 0
+        elif shape == 1:
+            A[F[0]] = [0] * m
+        else:
+            A[F[-1]] = [-Fraction(sum(v[i] * A[i][l] for i in F[:-1]), v[F[-1]]) for l in range(m)]
+        yield Shallow.make(v, A, list(range(n)), [0]), F
+
+
+def test_planted_flip_sets_are_met_at_the_least_safe_radius():
+    """Whatever the shape of the planted flip set, fplll's enumeration at the least double ≥ ρ meets a flip set,
+    so the certificate listing every other point it meets is refused."""
+    tried = 0
+    for theta, F in _planted_networks(5, 24):
+        assert _has_flip_set(theta)
+        try:
+            _, prof, B, C = _kernel(theta)
+        except ArithmeticError:
+            continue
+        B, C = _non_integral_top(theta, B, C)
+        if B is None:
+            continue
+        radius = least_double_at_least(double_data(B, theta.n)[0])
+        points = met(B, radius, theta.n)
+        flips = {c for c in points if compiled_support(c, B)}
+        assert flips, (theta, F)
+        rejects(theta, evidence(prof, B, C, radius, points - flips), "does not list")
+        tried += 1
+    assert tried >= 22
+
+
+def _non_integral_top(theta, B, C):
+    """The basis rotated (and its inverse's columns with it) until the top centre coordinate is not an integer
+    (the checker refuses an integral one); (None, None) if no rotation will do."""
+    for s in range(len(B)):
+        B2, C2 = B[s:] + B[:s], [row[s:] + row[:s] for row in C]
+        if not double_data(B2, theta.n)[2][-1].is_integer():
+            return B2, C2
+    return None, None
+
+
+def compiled_support(c, B):
+    """Whether cB is ±(a nonzero 0/1 vector)."""
+    x = [sum(ci * b[t] for ci, b in zip(c, B)) for t in range(len(B[0]))]
+    return any(x) and (set(x) <= {0, 1} or set(x) <= {0, -1})
