@@ -371,3 +371,35 @@ def compiled_support(c, B):
     """Whether cB is ±(a nonzero 0/1 vector)."""
     x = [sum(ci * b[t] for ci, b in zip(c, B)) for t in range(len(B[0]))]
     return any(x) and (set(x) <= {0, 1} or set(x) <= {0, -1})
+
+
+def test_a_one_dimensional_kernel_is_enumerated_on_both_sides():
+    """n = 2, one shared a_i with opposite weights: L = Z·(1, 1), t = ½·(1, 1), and the ball {0, 1} (or {0, −1}
+    for the basis −(1, 1)) holds the flip point whichever sign the basis takes."""
+    theta = Shallow.make([2, -2], [[1, 3], [1, 3]], [0, 1], [0])
+    _, prof, B, C = _kernel(theta)
+    for sign in (1, -1):
+        B2, C2 = [[sign * v for v in B[0]]], [[sign * row[0]] for row in C]
+        radius = least_double_at_least(double_data(B2, 2)[0])
+        assert met(B2, radius, 2) == {(0,), (sign * B[0][0],)}
+        rejects(theta, evidence(prof, B2, C2, radius, [[0]]), "does not list")
+        rejects(theta, evidence(prof, B2, C2, radius, [[0], [sign * B[0][0]]]), "is a flip set")
+
+
+def test_the_fplll_requirements_are_enforced(planted, monkeypatch):
+    """An fplll older than 5.4.2 (its CVP walked a level one way only), a dimension fplll does not enumerate, and
+    a missing fpylll each fail the claim before anything is enumerated."""
+    from fpylll import config
+
+    prof, B, C = planted
+    radius = least_double_at_least(double_data(B, PLANTED.n)[0])
+    ev = evidence(prof, B, C, radius, [[0] * len(B)])
+    with monkeypatch.context() as mp:
+        mp.setattr(compiled, "_fplll_version", lambda: (5, 4, 1))
+        rejects(PLANTED, ev, "needs fplll >= 5.4.2")
+    with monkeypatch.context() as mp:
+        mp.setattr(config, "max_enum_dim", len(B))
+        rejects(PLANTED, ev, f"fewer than {len(B)} dimensions")
+    with monkeypatch.context() as mp:
+        mp.setattr(compiled, "have_fplll", lambda: False)
+        rejects(PLANTED, ev, "pip install")
