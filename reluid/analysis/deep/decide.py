@@ -52,7 +52,7 @@ from reluid.analysis.deep.mechanisms import (AFFINE_FLIP, ALWAYS_ACTIVE, COLLAPS
 from reluid.analysis.deep.two_layers import TwoLayerResult, analyse_two_layers
 from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.progress import phases
-from reluid.budget import Budget
+from reluid.budget import MIN_SECONDS, Budget
 from reluid.model.network import Network
 from reluid.verdicts import PremiseMethod, Reason, ReasonCode, StopReason, Verdict
 
@@ -275,6 +275,8 @@ def _by_theorem_a3(net: Network, fd: FunDimResult, seed: int, deadline: float | 
     functional dimension it certifies (its points and evidence; dim_fun = U and θ locally identifiable)."""
     from reluid.analysis.deep.triangular import triangular_certificate
 
+    if deadline is not None and time.monotonic() + MIN_SECONDS > deadline:
+        return fd                                          # no time left: not started
     a3 = triangular_certificate(net, seed=seed, deadline=deadline)
     if not a3.full_rank:
         return fd
