@@ -6,6 +6,7 @@ import argparse
 
 from reluid.cli.common import (add_input_options, add_memory_option, apply_memory_option, load_network,
                                positive_float, write_text)
+from reluid.budget import SLACK_SECONDS
 from reluid.verdicts import ExitCode
 
 NAME = "certify"
@@ -22,7 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="report format on stdout (default: text)")
     p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
                    help="time budget in seconds for the whole command, every phase included (default 60); when it "
-                        "runs out the verdict is unknown and says what was done and what was left")
+                        "runs out the verdict is unknown and says what was done and what was left; the command "
+                        f"ends within about 1.1 S + {SLACK_SECONDS:.0f} s (interpreter start, writing the files)")
     p.add_argument("--seed", type=int, default=0, help="seed for solvers and sampling (default 0)")
     p.add_argument("--progress", action="store_true",
                    help="show one progress bar across every phase on stderr (needs rich; off when stderr is not a "
@@ -82,9 +84,8 @@ def _self_check(cert, net, text, budget, bar, stderr):
     less than reluid check's own: a check that would run past the budget stops at its limit, its claims
     not re-verified.
     """
-    from reluid.api import check
+    from reluid.api import check, check_work_limit
     from reluid.budget import load_slowdown
-    from reluid.checker.registry import work_limit_for
     from reluid.report import generate_report
     from reluid.verdicts import ClaimStatus
 
@@ -95,7 +96,7 @@ def _self_check(cert, net, text, budget, bar, stderr):
               f"(about {need:.1f} s): the certificate is not re-verified here; run reluid check", file=stderr)
         return None
     text = text if text is not None else generate_report(cert, "json")
-    limit = work_limit_for(len(text.encode()))          # the work limit reluid check would give the written file
+    limit = check_work_limit(len(text.encode()))          # the work limit reluid check would give the written file
     limit = min(limit, max(1, int(budget.left() / slow * STEPS_PER_SECOND)))
     report = check(cert, net, progress=bar, work_limit=limit)
     if not report.valid and any(c.over_limit for c in report.claims) and \
@@ -113,45 +114,10 @@ SECONDS_PER_STEP, SECONDS_PER_RANK_STEP = 1e-7, 3e-7
 
 
 def check_work(cert) -> int:
-    """Steps the checker is expected to charge for the loops of a one-hidden-layer certificate that grow with θ.
+    """Steps the checker is expected to charge for the loops of ``cert`` that grow with θ (:func:`reluid.api.check_work`)."""
+    from reluid.api import check_work as _check_work
 
-    The stratum of θ (n × (m + k + 1) steps) is recomputed twice, as a claim and by the derivation rule; a
-    separation certificate of "no flip set" costs n × (m + k) more (reluid.checker.flipsets), and the rank
-    behind the functional dimension and local identifiability (computed once for both) what
-    reluid.checker.fundim charges for its points and rows.  Other evidence (a deep certificate's ranks) is
-    estimated by :func:`check_estimate` from the producer's own time.
-    """
-    return sum(_work(cert))
-
-
-def _work(cert) -> tuple[int, int]:
-    """(steps of the stratum and separation loops, steps of the rank) of :func:`check_work`."""
-    from reluid.certificates.schema import ClaimKind
-
-    arch = tuple(cert.architecture)
-    if len(arch) != 3:
-        return 0, 0
-    m, n, k = arch
-    steps = 2 * n * (m + k + 1)
-    ranks = set()
-    for c in cert.claims:
-        ev = c.evidence if hasattr(c.evidence, "get") else {}
-        if c.kind == ClaimKind.NO_FLIP_SET and ev.get("y") is not None:
-            steps += n * (m + k)
-        elif c.kind in (ClaimKind.FUNCTIONAL_DIMENSION, ClaimKind.LOCAL_IDENTIFIABILITY) and ev.get("points"):
-            ranks.add((len(ev["points"]), len(ev.get("rows") or ()), _words(ev["points"])))
-    rank = 0
-    for points, rows, words in ranks:
-        D, cols = n * (m + 1) + k * (n + 1), k * (n + 1)
-        rank += points * D * words + points * (m * n + n * k) * (m + 1) + rows * cols \
-            + rows * cols * min(rows, cols) // 65536
-    return steps, rank
-
-
-def _words(points) -> int:
-    """64-bit words of the longest coordinate (numerator and denominator bits), as reluid.checker.fundim counts."""
-    bits = max((len(str(q)) * 10 // 3 for x in points for q in x), default=0)     # decimal digits -> bits
-    return 1 + bits // 64
+    return sum(_check_work(cert))
 
 
 def check_estimate(cert) -> float:
@@ -159,5 +125,7 @@ def check_estimate(cert) -> float:
     functional-dimension time of a deep network, plus a little."""
     ms = cert.producer.get("phase_ms") or {}
     fundim = ms.get("functional dimension", 0) / 1000.0 if hasattr(ms, "get") else 0.0
-    loops, rank = _work(cert)
+    from reluid.api import check_work as _check_work
+
+    loops, rank = _check_work(cert)
     return 0.2 + SECONDS_PER_STEP * loops + SECONDS_PER_RANK_STEP * rank + 0.6 * fundim
