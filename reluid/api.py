@@ -27,7 +27,7 @@ from reluid.verdicts import Reason, ReasonCode, Verdict
 __all__ = [
     "load", "save", "parse_network", "generate_json", "read_certificate", "write_certificate",
     "from_torch", "from_sklearn", "as_network",
-    "certify", "decide", "check", "triangular_identifiability",
+    "certify", "decide", "check", "check_work", "check_work_limit", "triangular_identifiability",
     "equivalent", "canonical_form", "is_canonical", "same_orbit", "align", "alignment_document", "write_alignment",
     "read_alignment", "check_alignment", "activation_regions", "difference", "region", "search_region",
     "nearest_alignment", "stored_types",
@@ -378,6 +378,20 @@ def check(cert: Certificate, network: Network | None = None, *, work_limit: int 
     with _Tracking(progress) as bar, bar.stage("", [step]):
         bar.step(step)
         return check_certificate(cert, network, work_limit=WORK_LIMIT if work_limit is None else work_limit)
+
+
+def check_work(cert: Certificate) -> tuple[int, int]:
+    """(loop steps, rank steps) the checker is expected to charge for ``cert``; see :mod:`reluid.certificates.cost`."""
+    from reluid.certificates.cost import check_work as _check_work
+
+    return _check_work(cert)
+
+
+def check_work_limit(input_bytes: int) -> int:
+    """The work limit :func:`check` gives ``input_bytes`` of certificate and network files by default."""
+    from reluid.checker.registry import work_limit_for
+
+    return work_limit_for(input_bytes)
 
 
 # ---------------------------------------------------------------------------

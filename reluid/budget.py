@@ -36,7 +36,7 @@ import math
 import os
 import time
 
-__all__ = ["Budget", "SHARES", "MIN_SECONDS", "memory_cap_gb", "memory_left_gb", "set_memory_cap", "enforce_memory_cap", "machine_memory_gb",
+__all__ = ["Budget", "SHARES", "MIN_SECONDS", "SLACK_SECONDS", "load_slowdown", "memory_cap_gb", "memory_left_gb", "set_memory_cap", "enforce_memory_cap", "machine_memory_gb",
            "resident_gb", "DEFAULT_MEMORY_FRACTION"]
 
 #: The share of what is left that each phase may use, in the order the phases run
@@ -63,6 +63,27 @@ SHARES = {
 
 #: Less time left than this (seconds) is none at all: a phase, query or solver call does not start.
 MIN_SECONDS = 0.05
+
+#: What a command may run past its budget (seconds, on top of 10 % of the budget): the interpreter's
+#: start and imports before the budget exists, writing the certificate and the report after it, and one
+#: exact step that cannot be interrupted (a flint elimination, started only when its cost model says it
+#: ends before the deadline).  ``reluid certify --timeout S`` ends within about 1.1 S + SLACK_SECONDS of
+#: wall time (docs/certificates.md, Time budget).
+SLACK_SECONDS = 5.0
+
+
+def load_slowdown() -> float:
+    """Wall seconds one CPU second is expected to take now: the 1-minute load average per core, at least 1.
+
+    The cost models count CPU seconds and deadlines are wall time; on a loaded machine one is stretched into
+    the other before a process has run long enough to measure it itself.
+    """
+    try:
+        load = os.getloadavg()[0]
+        cores = os.cpu_count() or 1
+    except (OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 1.0
+    return max(1.0, load / cores)
 
 
 #: The default cap is this fraction of the machine's physical memory.

@@ -116,21 +116,32 @@ def _kernel_rows(Wt, mask, arch, p: int) -> list[list[int]]:
     return [[int(X[a, b]) for a in range(n0)] for b in range(n)]
 
 
+#: flint's products, ranks and kernels run in C: 64 of their multiply-adds count as one step (as in
+#: reluid.checker.fundim); every entry read into or out of Python is a step of its own.
+FLINT_PER_STEP = 64
+
+
 def _charge(ctx, net: Network, pts, blocks) -> None:
-    """The work, before it is done: per point the exact evaluation, the products A^ℓ = P_ℓ A^{ℓ-1} (ℓ ≥ 2) and
-    the back-propagation; per listed entry the space Y^ℓ and its share of the block's rank."""
+    """The work, before it is done: per point the exact evaluation, the region maps (their entries handed to
+    flint and read back, and the products A^ℓ = P_ℓ A^{ℓ-1} and δ^ℓ in C) ; per listed entry the space Y^ℓ
+    (C read from A^{ℓ-1}, the rank or kernel against W^ℓ_S in C, Y read back) and its share of the block's
+    rank.  Proportional to the real cost: 4-7 million steps a CPU second, like the other verifiers."""
     arch = net.architecture
     n0, k, d = arch[0], arch[-1], len(arch) - 1
     words = 1 + max(q.numerator.bit_length() + q.denominator.bit_length() for x in pts for q in x) // 64
-    maps = (arch[1] + 1) * (n0 + 1) + sum(arch[l] * (arch[l - 1] + 1) * (n0 + 1) for l in range(2, d)) \
+    entries = sum(arch[l] * (arch[l - 1] + 1) + arch[l] * arch[l + 1] + arch[l] * k for l in range(1, d))
+    flops = sum(arch[l] * (arch[l - 1] + 1) * (n0 + 1) for l in range(2, d)) \
         + sum(arch[l] * arch[l + 1] * k for l in range(1, d))
+    per_point = net.n_params * words + entries + flops // FLINT_PER_STEP
     ents = 0
     for l, _, e in blocks:
-        if l == 1:      # the rank of W^1_S; a sum of several kernels is a rank over n0 columns
-            ents += len(e) * n0 * arch[1] * min(arch[1], n0) + (len(e) * n0 ** 3 if len(e) > 1 else 0)
-        else:           # the echelon form of C (n0 × n_{l-1}), its kernel against W^l_S, the sum
-            ents += len(e) * (n0 * arch[l - 1] ** 2 + arch[l] * arch[l - 1] ** 2)
-    charge(ctx, len(pts) * (net.n_params * words + maps) + ents, "the triangular-certificate re-computation")
+        if l == 1:      # the rank of W^1_S; a sum of several kernels: their bases read back, a rank over n0 columns
+            ents += len(e) * (n0 * arch[1] + n0 * arch[1] * min(arch[1], n0) // FLINT_PER_STEP)
+            ents += len(e) * (n0 * n0 + n0 ** 3 // FLINT_PER_STEP) if len(e) > 1 else 0
+        else:           # C read (n0 × n_{l-1}), its echelon form and kernel against W^l_S, Y read back, the sum
+            ents += len(e) * (2 * n0 * arch[l - 1] + arch[l] * arch[l - 1]
+                              + (n0 + arch[l]) * arch[l - 1] ** 2 // FLINT_PER_STEP)
+    charge(ctx, len(pts) * per_point + ents, "the triangular-certificate re-computation")
 
 
 def triangular_rank(net: Network, evidence, ctx) -> TriangularRank:

@@ -19,7 +19,7 @@ from reluid.checker.triangular import triangular_rank
 from reluid.errors import CheckFailed
 from tests.analysis.deep.test_triangular import evidence, mlp
 
-WORK = 15276          # the steps the checker charges for this certificate (the formula of ``_charge``)
+WORK = 5982          # the steps the checker charges for this certificate (the formula of ``_charge``)
 
 
 @pytest.fixture(scope="module")

@@ -52,7 +52,7 @@ from reluid.analysis.deep.mechanisms import (AFFINE_FLIP, ALWAYS_ACTIVE, COLLAPS
 from reluid.analysis.deep.two_layers import TwoLayerResult, analyse_two_layers
 from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.progress import phases
-from reluid.budget import Budget
+from reluid.budget import MIN_SECONDS, Budget, load_slowdown
 from reluid.model.network import Network
 from reluid.verdicts import PremiseMethod, Reason, ReasonCode, StopReason, Verdict
 
@@ -266,6 +266,10 @@ def _by_theorem(net, theorem: TwoLayerResult, report: MechanismReport, *, timeou
     return DeepDecision(Verdict.HIDDEN, witness=theta2, **common)
 
 
+#: CPU seconds per parameter of θ that Theorem A3's search spends before its first point (exact, modular and
+#: float copies of θ: 1.7 s at 784-128-128-10 on the reference machine under load).
+A3_SETUP_SECONDS_PER_PARAM = 1.5e-5
+
 #: How the full rank of docs/mathematics.md §6.3 stops short of an answer that Theorem A3 might still give.
 _UNFINISHED = (StopReason.NOT_ATTEMPTED, StopReason.TIME_BUDGET, StopReason.MEMORY_CAP)
 
@@ -275,6 +279,9 @@ def _by_theorem_a3(net: Network, fd: FunDimResult, seed: int, deadline: float | 
     functional dimension it certifies (its points and evidence; dim_fun = U and θ locally identifiable)."""
     from reluid.analysis.deep.triangular import triangular_certificate
 
+    setup = max(MIN_SECONDS, A3_SETUP_SECONDS_PER_PARAM * net.n_params * load_slowdown())
+    if deadline is not None and time.monotonic() + setup > deadline:
+        return fd                          # not started: its exact and modular copies of θ alone would not fit
     a3 = triangular_certificate(net, seed=seed, deadline=deadline)
     if not a3.full_rank:
         return fd

@@ -75,7 +75,7 @@ import flint
 import numpy as np
 
 from reluid.analysis.progress import report as _report
-from reluid.budget import memory_cap_gb, memory_left_gb, resident_gb
+from reluid.budget import load_slowdown, memory_cap_gb, memory_left_gb, resident_gb
 from reluid.errors import InvalidArgument
 from reluid.model.modp import matmul_mod as _mm, pivot_columns
 from reluid.model.network import Network
@@ -99,10 +99,14 @@ MAX_MEMORY_GB = 8.0
 #: A block is not started once the process holds this fraction of the memory cap (``"memory cap"``).
 MEMORY_STOP = 0.6
 
-# Cost model (seconds per unit, this project's 2-core reference machine; only used to decide
-# what fits in a time budget and to state how long unfinished work would take).
-_C_RREF = 1.7e-10      # flint rref, per m · n · rank
-_C_FLINT_IN = 1.4e-7   # building an nmod_mat, per entry
+# Cost model (CPU seconds per unit, this project's 2-core reference machine under load; only used to
+# decide what fits in a time budget and to state how long unfinished work would take).  The flint
+# figures are measured with other processes on both cores (an idle machine is 2-3 times faster): a
+# model that is too optimistic lets one elimination, which cannot be interrupted, run past the
+# deadline (64-32-32-16-10: a 1153 × 1754 elimination modelled at 1.1 s took 3.5 s).
+_C_RREF = 6e-10        # flint rref, per m · n · rank
+_C_FLINT_IN = 3e-7     # building an nmod_mat, per entry
+_C_ENTRY = 5.5e-7      # reading one entry of a flint matrix back into Python (the kernel basis)
 _C_NUMPY = 4e-9        # int64 / split-float work per entry produced
 _C_EXACT = 4e-7        # exact integer forward pass, per multiply-add
 
@@ -1070,6 +1074,7 @@ class _Run:
             w = self.cols
             r = max(1, min(rows, w, self.U - self.rank))
             cost += _C_NUMPY * rows * w * T + _C_FLINT_IN * rows * w + 2 * _C_RREF * rows * w * r
+            cost += _C_ENTRY * r * max(0, w - r)
         else:
             w = max(1, self.kernel.width)
             cost += _C_NUMPY * R * self.k * self.cols * w / 4 + _C_NUMPY * rows * w * 2
@@ -1081,7 +1086,7 @@ class _Run:
             cost += _C_NUMPY * pairs * w * (self.cols + (self.n0 + 1) * sum_w)
             m = min(rows, 2 * w + self.per_region)            # rows reaching an elimination (screened, thinned)
             r = max(1, min(m, w, self.U - self.rank))
-            cost += 2 * _C_FLINT_IN * m * w + 2 * _C_RREF * m * w * r
+            cost += 2 * _C_FLINT_IN * m * w + 2 * _C_RREF * m * w * r + _C_ENTRY * r * max(0, w - r)
         return cost
 
     def estimate_left(self) -> float:
@@ -1603,12 +1608,12 @@ class _Run:
         time, and a loaded machine stretches one into the other."""
         wall = time.monotonic() - self._clock0[0]
         cpu = time.process_time() - self._clock0[1]
-        return max(1.0, wall / cpu) if cpu > 0.25 else 1.0
+        return max(load_slowdown(), wall / cpu if cpu > 0.25 else 1.0)
 
     def _elimination_fits(self, rows: int, width: int) -> bool:
         """Whether one flint elimination of ``rows`` × ``width`` (built, reduced twice) ends before the deadline."""
         r = min(rows, width)
-        cost = 2 * _C_FLINT_IN * rows * width + 2 * _C_RREF * rows * width * r
+        cost = 2 * _C_FLINT_IN * rows * width + 2 * _C_RREF * rows * width * r + _C_ENTRY * r * (width - r)
         return time.monotonic() + cost * self._slowdown() <= self.deadline
 
     def _check_clock(self) -> None:

@@ -499,9 +499,10 @@ class _Detection:
         for x in _probe_points(net.input_dim, seed, probes):
             self.add_point(x)
 
-    def add_point(self, x) -> int:
+    def add_point(self, x, pre=None) -> int:
+        """Record the exact point x (``pre``: its pre-activations, when already computed)."""
         self.points.append(tuple(x))
-        self.pre.append(self.net.preactivations(x))
+        self.pre.append(self.net.preactivations(x) if pre is None else pre)
         return len(self.points) - 1
 
     def first(self, pred) -> int | None:
@@ -609,8 +610,13 @@ def _coactivity(d: _Detection) -> None:
                     d.open_pairs.append((l, i, j))
 
 
-def _float_probes(d: _Detection, seed: int, count: int) -> None:
-    """Refute open candidates with a float64 pass over many points, confirming each witness exactly."""
+def _float_probes(d: _Detection, seed: int, count: int, late=lambda: False) -> None:
+    """Refute open candidates with a float64 pass over many points, confirming each witness exactly.
+
+    Each probe point is evaluated exactly at most once (its pre-activations are kept for every candidate
+    it may refute); ``late()`` is asked before each candidate, and once it says the time budget has run
+    out the candidates not yet tried stay open (the step is reported as left unexamined).
+    """
     if count <= 0:
         return
     net = d.net
@@ -626,16 +632,34 @@ def _float_probes(d: _Detection, seed: int, count: int) -> None:
         zs.append(z)
         h = np.maximum(z, 0.0)
 
+    exact: dict[int, tuple] = {}        # probe index -> (exact input, its pre-activations)
+    added: dict[int, int] = {}          # probe index -> index of the recorded point
+    stopped = []
+
     def confirm(mask, test) -> int | None:
         for k in np.flatnonzero(mask)[:3]:
-            x = tuple(Fraction(int(round(v * 1024)), 1024) for v in X[k])
-            if test(net.preactivations(x)):
-                return d.add_point(x)
+            k = int(k)
+            if k not in exact:
+                x = tuple(Fraction(int(round(v * 1024)), 1024) for v in X[k])
+                exact[k] = (x, net.preactivations(x))
+            if test(exact[k][1]):
+                if k not in added:
+                    added[k] = d.add_point(*exact[k])
+                return added[k]
         return None
+
+    def out_of_time() -> bool:
+        if not stopped and late():
+            stopped.append(True)
+            d.ran_out(Reason(ReasonCode.UNEXAMINED_STEPS, {"steps": ["float probes"]}))
+        return bool(stopped)
 
     for lst, table, sign in ((d.open_dead, d.active, 1.0), (d.open_always, d.inactive, -1.0)):
         keep = []
         for (l, i) in lst:
+            if out_of_time():
+                keep.append((l, i))
+                continue
             k = confirm(sign * zs[l - 1][:, i] > 1e-9, lambda z, l=l, i=i, s=sign: s * z[l - 1][i] > 0)
             if k is None:
                 keep.append((l, i))
@@ -644,6 +668,9 @@ def _float_probes(d: _Detection, seed: int, count: int) -> None:
         lst[:] = keep
     keep = []
     for (l, i, j) in d.open_pairs:
+        if out_of_time():
+            keep.append((l, i, j))
+            continue
         k = confirm((zs[l - 2][:, i] > 1e-9) & (zs[l - 1][:, j] > 1e-9),
                     lambda z, l=l, i=i, j=j: z[l - 2][i] > 0 and z[l - 1][j] > 0)
         if k is None:
@@ -929,7 +956,7 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
              ("layer flips", lambda: _layer_flips(d)),
              ("never co-active pairs", lambda: _coactivity(d)),
              # wider float probes; every witness they suggest is re-checked exactly
-             ("float probes", lambda: _float_probes(d, seed, float_probes) if d.has_open else None)]
+             ("float probes", lambda: _float_probes(d, seed, float_probes, late) if d.has_open else None)]
     for n, (what, step) in enumerate(steps):
         if late():
             d.ran_out(Reason(ReasonCode.UNEXAMINED_STEPS, {"steps": [w for w, _ in steps[n:]]}))

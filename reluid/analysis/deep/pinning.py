@@ -147,18 +147,39 @@ def choose_frame(net: Network) -> Frame:
     return Frame(FrameKind.X, n0)
 
 
+#: The prime of :func:`_independent_columns`' first try (2^61 - 1).
+_FRAME_PRIME = (1 << 61) - 1
+
+
 def _independent_columns(A):
-    """n1 columns of A forming a nonsingular minor (the pivot columns of rref A), or None."""
+    """n1 columns of A forming a nonsingular minor (the pivot columns of rref A, or of rref A mod p), or None.
+
+    Each row is scaled to integers (a nonzero scaling of a row keeps every minor's (non)singularity) and
+    reduced modulo the prime 2^61 - 1 first: n1 pivot columns modulo p are a minor whose determinant is
+    nonzero modulo p, hence nonzero.  Only when the rank modulo p is short of n1 is A reduced exactly
+    (over Q an exact rref of a 128 × 784 float32 matrix takes tens of seconds; modulo p, milliseconds).
+    """
     n1, n0 = len(A), len(A[0])
     try:
         import flint
     except ImportError:  # pragma: no cover - flint is a dependency
         R, piv = rref([list(r) for r in A])
         return tuple(piv) if len(piv) == n1 else None
+    p = _FRAME_PRIME
+    rows = []
+    for r in A:
+        den = math.lcm(*(x.denominator for x in r))
+        rows.append([int(x * den) % p for x in r])
+    Rp, rp = flint.nmod_mat(rows, p).rref()
+    if rp == n1:
+        return _pivots(Rp, n1)
     M = flint.fmpq_mat(n1, n0, [flint.fmpq(x.numerator, x.denominator) for r in A for x in r])
     R, r = M.rref()
-    if r < n1:
-        return None
+    return _pivots(R, n1) if r == n1 else None
+
+
+def _pivots(R, n1: int) -> tuple[int, ...]:
+    """The pivot columns of the first n1 rows of a reduced row echelon form."""
     piv, c = [], 0
     for i in range(n1):          # rref: the pivots increase, and row i is zero before its pivot
         while R[i, c] == 0:
@@ -258,11 +279,11 @@ class _W:
     def region(self, s, point=None) -> _Region:
         if s in self.regions:
             return self.regions[s]
+        self.tick()
         R = _Region()
         R.signs, R.point, R.g = s, point, self.g(s)
         R.K, R.vis, R.inv = set(), {}, {}
         if self.xs is not None:
-            self.tick()
             hints = {}
             for j in range(self.n1):        # zeros pushed into R_s from the wall points already found
                 key = (s[:j] + (1,) + s[j + 1:], j)
@@ -509,6 +530,7 @@ class _W:
         for s, j in walls:
             if len(per[j]) >= need:
                 continue
+            self.tick()
             red = self.wall(s, j)
             count = Counter(r[1] for r in red if r[1] is not None)
             for k in range(self.n2):

@@ -456,6 +456,10 @@ def triangular_certificate(net: Network, *, seed: int = 0, prime: int | None = N
     if not (2 < p < (1 << 26)) or not flint.fmpz(p).is_prime():
         raise InvalidArgument(f"p must be an odd prime below 2^26, got {p}")
     deadline = math.inf if deadline is None else deadline
+    if time.monotonic() > deadline:                         # nothing started: setting up the search costs too
+        return TriangularResult(architecture=arch, target=identifiability_bound(arch), rank=0, r_bias=0, r_out=0,
+                                prime=p, points=(), bias_points=(), out_points=(), blocks=(),
+                                stop_reason=StopReason.TIME_BUDGET, seconds=time.perf_counter() - t0)
     s = _Search(net, p, deadline, seed)
     reason = StopReason.UPPER_BOUND
     N, k = sum(arch[1:-1]), arch[-1]

@@ -53,7 +53,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from reluid.analysis.deep.strict import StrictBudget, nullspace, rank, rref, solve_strict
-from reluid.budget import SHARES
+from reluid.budget import MIN_SECONDS, SHARES
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
 from reluid.verdicts import Outcome, Reason, ReasonCode, Verdict
@@ -558,8 +558,8 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
 
     def _families():
         pin = got.get("pinning")
-        return _flip_families(net, result, got, timeout, flip_timeout, enumerate_families,
-                              pin is not None and pin.holds)
+        return _flip_families(net, result, got, None if timeout is None else t0 + timeout, flip_timeout,
+                              enumerate_families, pin is not None and pin.holds)
 
     def failed(h):
         hyps.append(h)
@@ -573,14 +573,17 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
             return result(Verdict.UNKNOWN, reason)
         from reluid.analysis.deep.xsearch import available
 
-        left = None if timeout is None else max(1.0, t0 + timeout - time.monotonic())
+        if timeout is not None and t0 + timeout - time.monotonic() <= MIN_SECONDS:    # no time left: not started
+            return result(Verdict.UNKNOWN, Reason(ReasonCode.THEOREM_W_FAILS, {
+                "theorem_8_2": reason, "failed": "budget", "detail": "the time budget ran out before it started"}))
+        left = None if timeout is None else max(MIN_SECONDS, t0 + timeout - time.monotonic())
         regs = got.get("regions")
         search = regs is not None and n1 > n0 and available()     # the LP-guided search as the second try
         first = left if left is None or not search else left * SHARES["theorem w first try"]
         pin = analyse_pinning(net, regions=regs, timeout=first, max_rows=max_rows,
                               max_systems=max(0, max_systems - an.systems))
         if search and not pin.holds and pin.failed in ("H4", "pinning", "budget"):
-            left = None if timeout is None else max(1.0, t0 + timeout - time.monotonic())
+            left = None if timeout is None else max(MIN_SECONDS, t0 + timeout - time.monotonic())
             again = analyse_pinning(net, timeout=left)
             pin = again if again.holds else pin
         got.update(pinning=pin)
@@ -630,14 +633,24 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
     return _families()
 
 
-def _flip_families(net, result, got, timeout, flip_timeout, enumerate_families, by_theorem_w):
-    """The flip families (§3 certificates on the shallow views), once Theorem 8.2 or W applies."""
+def _flip_families(net, result, got, end, flip_timeout, enumerate_families, by_theorem_w):
+    """The flip families (§3 certificates on the shallow views), once Theorem 8.2 or W applies.
+
+    ``end`` is the ``time.monotonic()`` time the whole analysis ends by (None: unbounded): each search has
+    what is left of it (at most ``flip_timeout`` seconds), never more.
+    """
     from reluid.analysis.shallow.flipsets import enumerate_flip_sets, find_flip_set
 
+    def left(cap):
+        if end is None:
+            return cap
+        rest = max(MIN_SECONDS, end - time.monotonic())
+        return rest if cap is None else min(cap, rest)
+
     t1, t2 = _shallow_views(net)
-    ft = flip_timeout if flip_timeout is not None else timeout
-    r1 = find_flip_set(t1, timeout=ft)
-    r2 = find_flip_set(t2, timeout=ft)
+    ft = flip_timeout
+    r1 = find_flip_set(t1, timeout=left(ft))
+    r2 = find_flip_set(t2, timeout=left(ft))
     got.update(flips1=r1, flips2=r2)
     if r1.outcome is Outcome.NONE and r2.outcome is Outcome.NONE:
         return result(Verdict.NO_HIDDEN, None, family1=(frozenset(),), family2=(frozenset(),))
@@ -651,7 +664,7 @@ def _flip_families(net, result, got, timeout, flip_timeout, enumerate_families, 
                 if r.outcome is Outcome.NONE:
                     fams.append((frozenset(),))
                 else:
-                    e = enumerate_flip_sets(t, timeout=min(ft or 5.0, 5.0))
+                    e = enumerate_flip_sets(t, timeout=left(min(ft or 5.0, 5.0)))
                     fams.append(None if e is None else (frozenset(),) + tuple(e.flip_sets))
             fam1, fam2 = fams
         return result(Verdict.HIDDEN, None, witness=flipped(net, F1, F2), witness_flips=(F1, F2),
