@@ -10,7 +10,7 @@ constant equal to a value of those enums outside the two defining modules.
 Values with a hyphen or a space (``"dead-neuron"``, ``"not re-verified"``)
 mean one thing only and are reported wherever they occur.  The values in
 :data:`ORDINARY` are also ordinary words or symbols of the package (``"x"``
-is a MathML identifier, ``"rank"`` a JSON field, ``"none"`` a CLI word), so
+is a MathML identifier, ``"rank"`` and ``"undecided"`` JSON fields, ``"none"`` a CLI word), so
 they are reported only where a string is used as a name: compared (``==``,
 ``in``), returned, given as a ``method=``/``frame=``/… argument or as the
 value of such a key in a dict display, or as keys of a dict display that
@@ -52,7 +52,7 @@ ORDINARY = frozenset({"a", "b", "u", "x", "none", "unknown", "found", "count", "
                       "identity", "orthant", "farkas", "empty", "generic", "proportional", "pattern", "verdict",
                       "information", "hidden", "invalid", "flip", "box", "verified", "failed", "rejected",
                       "witness", "separation", "enumerate", "exhaustive", "z3", "mitm", "constant", "dead",
-                      "merge"})
+                      "merge", "undecided", "orbit"})
 
 #: keys (of dict displays and keyword arguments) whose string values are names of a vocabulary
 NAME_KEYS = frozenset({"method", "frame", "mechanism", "kind", "status", "check", "outcome", "verdict", "role",
@@ -60,8 +60,6 @@ NAME_KEYS = frozenset({"method", "frame", "mechanism", "kind", "status", "check"
 
 #: (module, value): why the literal there is not the enum's name
 ALLOWED = {
-    ("analysis/shallow/flipsets/__init__.py", "none"): "FlipSetResult.method 'none': no method answered (a label "
-                                                       "of the search), not the outcome NONE",
     ("analysis/deep/farkas.py", "farkas"): "the LP status 'farkas' (closed rows infeasible), beside 'optimal' and "
                                            "'error': the solver's word, not the premise method",
     ("analysis/deep/strict.py", "farkas"): "solve_strict's result tag ('point' or 'farkas', a Farkas certificate), "
@@ -73,6 +71,8 @@ ALLOWED = {
     ("io/sklearn_adapter.py", "identity"): "scikit-learn's out_activation_ 'identity', not a premise method",
     ("report/html.py", "not re-verified"): "the badge text shown for CheckState.NOT_REVERIFIED (words, which "
                                            "happen to equal the state's name)",
+    ("certificates/reduction.py", "undecided"): "a key of the reduction certificate (the neurons kept), not the "
+                                                "equivalence method",
     ("certificates/build.py", "no-flip-set"): "a claim id (ids read like their kind, but name one claim)",
     ("certificates/build.py", "flip-set"): "a claim id (ids read like their kind, but name one claim)",
     ("certificates/build.py", "paper-condition"): "a claim id (ids read like their kind, but name one claim)",

@@ -22,6 +22,15 @@ BUDGET = Reason(ReasonCode.TIME_BUDGET, {
              Reason(ReasonCode.LEFT_FUNDIM_NOT_STARTED, {"needs": "it needs an estimated 40 s of CPU time"}),
              Reason(ReasonCode.LEFT_FUNDIM_PARTIAL, {"rank": 17, "upper_bound": 19, "estimate_s": 41.5})]})
 
+FD_FULL = ("dim_fun = 19 = U (certified); architecture (2, 3, 3, 1), D = 25, 9 witness points (one per activation "
+           "region), rank mod p = 67108859, 1708/1900 generic sample points in 12 activation regions, 30 region rows "
+           "examined (stopped at U)")
+#: the parameters of ``FunDimResult.summary()`` for the result FD_FULL describes
+FUNDIM_PARAMS = {"architecture": ARCH, "n_params": 25, "stop": "upper bound reached", "certified": True,
+                 "by_theorem_a3": False, "complete": True, "rank": 19, "upper_bound": 19, "stall_rounds": 0,
+                 "stall_regions": 0, "estimate_s": None, "estimate_gb": None, "cap_gb": None, "points": 9,
+                 "prime": 67108859, "smooth": 1708, "sampled": 1900, "regions": 12, "rows": 30, "stopped_early": True}
+
 #: (reason, its words): the sentences reluid wrote before reasons were data
 WORDED = [
     (NO_MECHANISM, "no mechanism of hidden symmetry certified for the deep architecture (2, 3, 3, 1): no mechanism "
@@ -108,6 +117,106 @@ WORDED = [
      "far from θ, and no complete method is known for deep networks"),
     (Reason(ReasonCode.DIM_FUN_IS_U), "dim_fun = U is consistent with no hidden symmetries but does not prove it; no "
                                       "complete method is known for deep networks"),
+    # the search results that were words before they were data (the words are those the analyses wrote)
+    (Reason(ReasonCode.FUNDIM, FUNDIM_PARAMS), "Functional dimension: " + FD_FULL),
+    (Reason(ReasonCode.FUNDIM, {**FUNDIM_PARAMS, "stop": "not attempted", "certified": False, "estimate_s": 812.4,
+                                "estimate_gb": 9.25, "cap_gb": 4}),
+     "Functional dimension: functional dimension not attempted: it needs an estimated 812 s of CPU time and about "
+     "9.2 GB of memory, more than the 4.0 GB left under the memory cap; U = 19; architecture (2, 3, 3, 1), D = 25"),
+    (Reason(ReasonCode.FLIP_METHODS_GAVE_UP, {"methods": [
+        ["separation", Reason(ReasonCode.SEPARATION_SPLIT_UNKNOWN, {
+            "why": Reason(ReasonCode.SEPARATION_NOT_FOUND, {"lp": True}), "rest": 7,
+            "sub": Reason(ReasonCode.FLIP_METHODS_GAVE_UP, {"methods": []})})],
+        ["rank", Reason(ReasonCode.FLIP_RANK_DEFICIENT, {"rank": 4, "n": 6, "p": 7})],
+        ["lattice", Reason(ReasonCode.FLIP_LATTICE_TOO_LARGE, {"n": 400, "limit": 300})],
+        ["z3", Reason(ReasonCode.Z3_MEMORY, {"n": 400, "km": 4, "rows": 4, "kernel_dim": None, "seconds_needed": 2.0,
+                                             "seconds_left": None, "gb_needed": 3.25, "gb_left": 1.5})]]}),
+     "separation: L-BFGS and the HiGHS max-margin LP found no y with yᵀu_i > 0 for every i; no certificate for the 7 "
+     "neurons the split leaves (no method applies); rank: U has rank 4 < n = 6 mod 7; lattice: n = 400 > 300; z3: z3 "
+     "not attempted: a formula of 4 rows × 400 neurons (1,600 terms) needs about 3.2 GB, more than the 1.5 GB left "
+     "under the memory cap; regime n/km = 100.00 (n = 400, km = 4): past n/km ≈ 2 random columns are not separable, "
+     "and the kernel is too large to enumerate"),
+    (Reason(ReasonCode.Z3_TIME, {"n": 40, "km": 4, "rows": 4, "kernel_dim": 36, "seconds_needed": 12.6,
+                                 "seconds_left": 0.25, "gb_needed": 0.1, "gb_left": 8}),
+     "z3 not attempted: a formula of 4 rows × 40 neurons (160 terms) needs about 13 s to build and search once, more "
+     "than the 0.2 s left; regime n/km = 10.00 (n = 40, km = 4, kernel of U of dimension 36): past n/km ≈ 2 random "
+     "columns are not separable, and the kernel is too large to enumerate"),
+    (Reason(ReasonCode.FLIP_TIMEOUT, {"method": "z3", "detail": Reason(ReasonCode.Z3_NO_TIME, {"n": 90}), "n": 90,
+                                      "km": 2, "separable": 0.5 ** 89 * 90}),
+     "timeout in z3 (n = 90, no time left for the solver); regime n/km = 45.00: random columns are separable with "
+     "probability 1.5e-25 (Wendel), and the kernel of U has dimension at least 88"),
+    (Reason(ReasonCode.FLIP_TIMEOUT, {"method": "mitm", "detail": "n = 30, matching", "n": 30, "km": 40,
+                                      "separable": None}),
+     "timeout in mitm (n = 30, matching)"),
+    (Reason(ReasonCode.FLIP_SEPARATION_SHARE, {"share": 0.25, "detail": "L-BFGS, 12 evaluations", "n": 301, "km": 100,
+                                               "separable": 3e-9}),
+     "stopped at its share (25%) of the time left (L-BFGS, 12 evaluations): at n/km = 3.01 random columns are "
+     "separable with probability 3e-09 (Wendel)"),
+    (Reason(ReasonCode.SEPARATION_SPLIT_TOO_LARGE, {"why": Reason(ReasonCode.SEPARATION_ROUNDING), "rest": 9, "n": 12}),
+     "the rounded y does not separate exactly; the split would leave 9 of the 12 neurons"),
+    (Reason(ReasonCode.SEPARATION_ZERO_COLUMN), "a zero column u_i (m_i = 0 or a_i = 0) cannot be separated"),
+    (Reason(ReasonCode.SEPARATION_IMPOSSIBLE, {"optimum": -0.125}),
+     "not separable: the max-margin LP optimum is -0.12 ≤ 0, so (Gordan) some nonzero x ≥ 0 has Ux = 0"),
+    (Reason(ReasonCode.SEPARATION_NOT_FOUND, {"lp": False}), "L-BFGS found no y with yᵀu_i > 0 for every i"),
+    (Reason(ReasonCode.Z3_UNSAT, {"n": 5}),
+     "z3 answered unsat for n = 5, which is not a certificate the checker can re-verify"),
+    (Reason(ReasonCode.Z3_UNKNOWN, {"n": 5, "answer": "canceled"}), "z3 returned unknown (canceled) for n = 5"),
+    (Reason(ReasonCode.Z3_SPURIOUS_ROW), "z3 returned a candidate that violates an encoded row"),
+    (Reason(ReasonCode.Z3_SPURIOUS), "z3 kept returning spurious candidates"),
+    (Reason(ReasonCode.FARKAS_NODE_BUDGET, {"max_nodes": 20000, "open": 3}),
+     "node budget of 20000 exhausted with 3 open node(s) left"),
+    (Reason(ReasonCode.FARKAS_TIMEOUT, {"seconds": 0.5, "open": 1}), "timeout after 0.5 s with 1 open node(s) left"),
+    (Reason(ReasonCode.FARKAS_INTERNAL, {"error": "leaf 3"}), "internal inconsistency: leaf 3"),
+    (Reason(ReasonCode.REGIONS_NOT_RUN), "not run"),
+    (Reason(ReasonCode.REGIONS_COMPLETE, {"regions": 12, "lps": 40}), "12 regions, 40 exact LPs"),
+    (Reason(ReasonCode.REGIONS_STOPPED, {"regions": 3, "lps": 9, "max_regions": None}),
+     "stopped after 3 regions and 9 exact LPs (time limit)"),
+    (Reason(ReasonCode.EQUIV_UNDECIDED, {"notes": [
+        Reason(ReasonCode.EQUIV_NO_PROBE_DIFFERENCE, {"probes": 4096}),
+        Reason(ReasonCode.EQUIV_REGION_SPLIT_STOPPED, {"walk": Reason(ReasonCode.REGIONS_STOPPED, {
+            "regions": 1, "lps": 2, "max_regions": 1})}),
+        Reason(ReasonCode.EQUIV_TOO_LARGE, {"input_dim": 20, "neurons": 130, "limits": [16, 128]}),
+        Reason(ReasonCode.EQUIV_Z3_UNSAT), Reason(ReasonCode.EQUIV_Z3_UNKNOWN, {"answer": "timeout"}),
+        Reason(ReasonCode.EQUIV_NO_TIME_FOR_Z3)],
+        "orbits": Reason(ReasonCode.ALIGN_UNMATCHED, {"layer": 3, "depth": 3, "unmatched": 1})}),
+     "no distinguishing input among 4096 float probes; region split stopped after 1 regions (max_regions = 1); too "
+     "large for the exact region split (input dimension 20, 130 hidden neurons; limits 16 and 128); z3 reports no "
+     "distinguishing input (unsat; not an exact proof, so not a verdict); z3: unknown (timeout); no time left for z3; "
+     "orbits: the output layer is the first whose canonical rows cannot be matched (1 row with no partner)"),
+    (Reason(ReasonCode.EQUIV_SAME_ORBIT, {"alignment": Reason(ReasonCode.ALIGN_SAME_ORBIT, {
+        "method": "canonical rows", "names": ["net1", "net2"]})}),
+     "same orbit: the canonical forms agree layer by layer; act_layers(g, net1) == net2 exactly"),
+    (Reason(ReasonCode.ALIGN_SAME_ORBIT, {"method": "exhaustive search (tied neurons)"}),
+     "the exhaustive search (tied neurons) finds g; act_layers(g, other) == reference exactly"),
+    (Reason(ReasonCode.ALIGN_DEPTHS, {"depths": [2, 3]}), "different depths (2 and 3 layer maps)"),
+    (Reason(ReasonCode.ALIGN_WIDTHS, {"layer": 1, "widths": [3, 4]}),
+     "hidden layer 1 has 3 neurons in the reference and 4 in the other network"),
+    (Reason(ReasonCode.ALIGN_UNMATCHED, {"layer": 1, "depth": 3, "unmatched": 2}),
+     "hidden layer 1 is the first whose canonical rows cannot be matched (2 rows with no partner)"),
+    (Reason(ReasonCode.ALIGN_TIES_STOPPED, {"layer": 2, "nodes": 200000}),
+     "hidden layer 2 has tied or zero canonical rows, and the exhaustive orbit search stopped after 200000 nodes"),
+    (Reason(ReasonCode.ALIGN_TIES_NO_ELEMENT, {"layer": 2}),
+     "layers before hidden layer 2 match; hidden layer 2 has tied or zero canonical rows, and the exhaustive search "
+     "finds no element"),
+    (Reason(ReasonCode.EQUIV_SAME_FUNCTION_DATA), "same kinks, linear part and constant"),
+    (Reason(ReasonCode.EQUIV_FUNCTION_DATA_DIFFER), "function data differ"),
+    (Reason(ReasonCode.EQUIV_FLOAT_SEARCH, {"probes": 4096, "orbits": Reason(ReasonCode.EQUIV_DIFFERENT_ARCHITECTURES)}),
+     "the exact outputs differ at a point chosen by 4096 float probes; orbits: different architectures"),
+    (Reason(ReasonCode.EQUIV_REGION_DIFFER, {"regions": 5, "orbits": "different architectures"}),
+     "the affine maps differ on a joint activation region (found after 5 regions); orbits: different architectures"),
+    (Reason(ReasonCode.EQUIV_REGION_AGREE, {"regions": 5, "lps": 17, "orbits": Reason(
+        ReasonCode.ALIGN_DEPTHS, {"depths": [2, 3]})}),
+     "the affine maps agree on all 5 joint activation regions (17 exact LPs); orbits: different depths (2 and 3 layer "
+     "maps)"),
+    (Reason(ReasonCode.EQUIV_Z3_FOUND, {"orbits": "different architectures"}),
+     "z3 found the input, checked exactly; orbits: different architectures"),
+    (Reason(ReasonCode.EQUIV_REGION_FOUND, {"region": "near the 3 given points", "before": Reason(
+        ReasonCode.EQUIV_UNDECIDED, {"notes": [], "orbits": "different architectures"})}),
+     "the exact outputs differ at an input found in near the 3 given points; before it: orbits: different "
+     "architectures"),
+    (Reason(ReasonCode.H4_MOVE_UNDECIDED, {"neuron": 0, "delta": "-1/2", "why": Reason(ReasonCode.OUT_OF_TIME)}),
+     "neuron 1, δ = -1/2: time budget exhausted"),
+    (Reason(ReasonCode.REDUCTION_STOPPED), "time budget exhausted: the reduction stopped (every step so far is exact)"),
 ]
 
 

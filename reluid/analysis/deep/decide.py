@@ -346,7 +346,7 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
                                                                "more": max(0, len(report.undecided) - 5)}))
     if theorem is not None:
         reasons.append(Reason(ReasonCode.TWO_HIDDEN_LAYERS, {"theorem": theorem.reason}))
-    reasons.append(Reason(ReasonCode.FUNDIM, {"architecture": net.architecture, "detail": fd.describe()}))
+    reasons.append(fd.summary())
     if fd.full_rank:
         reasons.append(Reason(ReasonCode.LOCALLY_IDENTIFIABLE))
     elif fd.certified:

@@ -20,7 +20,7 @@ from reluid.analysis.shallow.flipsets._problem import (ENUMERATE_MAX_FREE, Clock
                                                           SearchTimeout, found, gave_up, none)
 from reluid.budget import memory_left_gb
 from reluid.model.modp import pivot_columns
-from reluid.verdicts import FlipSetMethod
+from reluid.verdicts import FlipSearchStep, FlipSetMethod
 
 __all__ = ["screen", "rank_random", "contiguous_rows", "Profile", "profile", "BLAS_DET_MIN_N"]
 
@@ -130,17 +130,17 @@ def profile(prob: Problem, clock: Clock, max_free: int = ENUMERATE_MAX_FREE + 2)
     seconds, gb = profile_cost(prob)
     rem = clock.remaining()
     if gb > memory_left_gb():
-        raise SearchTimeout("rank profile", f"n = {n}: it needs about {gb:.1f} GB, more than the "
+        raise SearchTimeout(FlipSearchStep.RANK_PROFILE, f"n = {n}: it needs about {gb:.1f} GB, more than the "
                             f"{memory_left_gb():.1f} GB left under the memory cap")
     if rem is not None and seconds > rem:
-        raise SearchTimeout("rank profile", f"n = {n}: it needs about {seconds:.0f} s, more than the {rem:.1f} s left")
+        raise SearchTimeout(FlipSearchStep.RANK_PROFILE, f"n = {n}: it needs about {seconds:.0f} s, more than the {rem:.1f} s left")
     if km * n <= 4_000_000 or km <= n + 64:
         cand = list(range(km))
     else:
         cand = prob.balanced_rows(n + 64)
     Uc = prob.mod_rows(cand, p)
     R, rank = nmod_mat(Uc.tolist(), p).rref() if len(cand) else (None, 0)
-    clock.check("rank profile", f"n = {n}")
+    clock.check(FlipSearchStep.RANK_PROFILE, f"n = {n}")
     if rank == len(cand):
         rows = cand
     else:  # the pivot columns of rref(U_candᵀ) are independent rows of U_cand
