@@ -23,9 +23,10 @@
   ``reluid audit --fail-on`` can fail a job on.
 * The names a certificate's evidence uses, which producers in
   :mod:`reluid.analysis` write and the checker and reports read: the witness
-  :class:`Mechanism`, the shallow :class:`Stratum`, the :class:`ReductionRule`, and how a fact was proved (:class:`FlipSetMethod`,
-  :class:`FlipSearchStep`, :class:`PatternMethod`, :class:`ConditionMethod`, :class:`PremiseMethod`, :class:`CoverMethod`,
-  :class:`PinningCase`, :class:`Frame`), and how an equivalence or an alignment was decided
+  :class:`Mechanism`, the shallow :class:`Stratum`, the :class:`ReductionRule`, and how a fact was proved
+  (:class:`FlipSetMethod`, :class:`FlipSearchStep`, :class:`PatternMethod`, :class:`ConditionMethod`,
+  :class:`PremiseMethod`, :class:`CoverMethod`, :class:`PinningCase`, :class:`Frame`), and how an equivalence or an
+  alignment was decided
   (:class:`EquivalenceMethod`, :class:`AlignMethod`).  They live here rather than in
   :mod:`reluid.certificates.schema` because analyses may not import
   certificate code; the schema re-exports them with the claim kinds and
@@ -57,7 +58,8 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 __all__ = ["Name", "ExitCode", "Reason", "ReasonCode", "Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
-           "ReductionRule", "StopReason", "FlipSetMethod", "FlipSearchStep", "EquivalenceMethod", "AlignMethod", "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
+           "ReductionRule", "StopReason", "FlipSetMethod", "FlipSearchStep", "EquivalenceMethod", "AlignMethod",
+           "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
 
 
 class Name(enum.StrEnum):
@@ -286,7 +288,8 @@ class FlipSearchStep(Name):
 
 
 class EquivalenceMethod(Name):
-    """How ``equal`` of an :class:`~reluid.analysis.shallow.function.Equivalence` was decided (docs/mathematics.md §7)."""
+    """How ``equal`` of an :class:`~reluid.analysis.shallow.function.Equivalence` was decided (docs/mathematics.md
+    §7)."""
 
     FUNCTION_DATA = "function data"          # one hidden layer: kinks, linear part and constant (Theorems 3, 4)
     ORBIT = "orbit"                          # the canonical forms align
@@ -437,6 +440,38 @@ class ReasonCode(Name):
     SEPARATION_ROUNDING = "separation-rounding"        # the rounded y does not separate exactly
     SEPARATION_SPLIT_TOO_LARGE = "separation-split-too-large"  # the split would leave ``rest`` of ``n`` neurons
     SEPARATION_SPLIT_UNKNOWN = "separation-split-unknown"      # no certificate for the neurons the split leaves
+    SCREEN_NOTHING = "screen-nothing"                  # the screen: no zero column and no opposite pair
+    RANK_DEPENDENT = "rank-dependent"                  # k·m < n: the columns of U are dependent
+    RANK_MINORS_VANISH = "rank-minors-vanish"          # the n × n minors tried vanish mod ``p``
+    LLL_NOT_ATTEMPTED = "lll-not-attempted"            # n beyond LATTICE_MAX_N
+    LATTICE_FULL_RANK = "lattice-full-rank"            # U has full column rank (the rank method applies)
+    LATTICE_HOPELESS = "lattice-hopeless"              # det(ker U ∩ Z^n)^(1/r) < √n: no basis meets the bound
+    LATTICE_KERNEL_TOO_LARGE = "lattice-kernel-too-large"  # the kernel of the sampled rows is larger than ker U
+    LATTICE_GRAM_SCHMIDT = "lattice-gram-schmidt"      # the Gram–Schmidt bound fails (no enumeration asked)
+    LATTICE_ENUM_LIMIT = "lattice-enum-limit"          # the ball's enumeration exceeds its node or point limit
+    LATTICE_CVP_INTEGER_CENTRE = "lattice-cvp-integer-centre"  # fplll's sign rule does not apply
+    LATTICE_CVP_NODES = "lattice-cvp-nodes"            # the estimated enumeration exceeds CVP_MAX_NODES
+    LATTICE_CVP_TIME = "lattice-cvp-time"              # the estimated enumeration exceeds the time left
+    LATTICE_CVP_POINTS = "lattice-cvp-points"          # the ball holds too many points, or took too many nodes
+    ENUMERATE_TOO_LARGE = "enumerate-too-large"        # the kernel mod p is beyond ENUMERATE_MAX_FREE
+    MITM_TOO_LARGE = "mitm-too-large"                  # n beyond MITM_MAX_N
+    RANK_PROFILE_MEMORY = "rank-profile-memory"        # the rank profile needs more memory than is left
+    RANK_PROFILE_TIME = "rank-profile-time"            # the rank profile needs more time than is left
+    # where a search was when its time ran out (the ``detail`` of a timeout)
+    AT_SIZE = "at-size"                                # n = …
+    AT_CANDIDATES = "at-candidates"                    # kernel dimension r, candidates left
+    AT_SUBSET_SUMS = "at-subset-sums"                  # meet in the middle: the subset sums built
+    AT_MATCHING = "at-matching"                        # meet in the middle: matching
+    AT_LLL = "at-lll"                                  # LLL in a dimension
+    AT_BKZ = "at-bkz"                                  # BKZ-``block`` in a dimension
+    AT_DIMENSION = "at-dimension"                      # an enumeration in a dimension
+    AT_ENUM_NODES = "at-enum-nodes"                    # ``nodes`` enumeration nodes in a dimension
+    AT_LBFGS = "at-lbfgs"                              # L-BFGS after ``evaluations``
+    AT_EXACT_CHECK = "at-exact-check"                  # the exact check of the rounded y
+    AT_FRANK_WOLFE = "at-frank-wolfe"                  # a Frank–Wolfe iteration (the box method of Theorem 4)
+    AT_MODP_POINTS = "at-modp-points"                  # 2^``free`` points mod ``p``
+    AT_ORIENTATIONS = "at-orientations"                # 2^``free`` orientations
+    NO_TIME_LEFT = "no-time-left"
     Z3_TIME = "z3-time"                                # z3 not attempted: its formula needs more time than is left
     Z3_MEMORY = "z3-memory"                            # z3 not attempted: its formula needs more memory than is left
     Z3_NO_TIME = "z3-no-time"                          # no time left for the solver
@@ -444,6 +479,10 @@ class ReasonCode(Name):
     Z3_UNKNOWN = "z3-unknown"                          # z3 answered unknown (``answer``: z3's own word)
     Z3_SPURIOUS_ROW = "z3-spurious-row"                # z3's candidate violates an encoded row
     Z3_SPURIOUS = "z3-spurious"                        # z3 kept returning spurious candidates
+    Z3_SAID = "z3-said"                                # z3 answered unknown (``answer``: its reason_unknown)
+    Z3_MODEL_NOT_RATIONAL = "z3-model-not-rational"    # z3's model has an irrational value (``error``)
+    Z3_MODEL_FAILED = "z3-model-failed"                # z3's model failed the exact re-evaluation
+    METHOD_ERROR = "method-error"                      # a method gave up on an arithmetic error (``error``)
     # why a Farkas-tree proof of a premise did not finish (reluid.analysis.deep.farkas)
     FARKAS_NODE_BUDGET = "farkas-node-budget"          # ``max_nodes`` visited, ``open`` nodes left
     FARKAS_TIMEOUT = "farkas-timeout"                  # ``seconds`` ran out, ``open`` nodes left

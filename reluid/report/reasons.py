@@ -26,6 +26,7 @@ undecided question and why); they are shown as they stand.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -272,15 +273,16 @@ _WORDS = {
         f"stopped at its share ({_float(p['share']):.0%}) of the time left ({_part(p['detail'])}): at n/km = "
         f"{p['n'] / p['km']:.2f} random columns are separable with probability {_float(p['separable']):.2g} (Wendel)"),
     ReasonCode.SEPARATION_ZERO_COLUMN: lambda p: "a zero column u_i (m_i = 0 or a_i = 0) cannot be separated",
-    ReasonCode.SEPARATION_IMPOSSIBLE: lambda p: (f"not separable: the max-margin LP optimum is {_float(p['optimum']):.2g}"
-                                                 " ≤ 0, so (Gordan) some nonzero x ≥ 0 has Ux = 0"),
+    ReasonCode.SEPARATION_IMPOSSIBLE: lambda p: (
+        f"not separable: the max-margin LP optimum is {_float(p['optimum']):.2g} ≤ 0, so (Gordan) some nonzero "
+        "x ≥ 0 has Ux = 0"),
     ReasonCode.SEPARATION_NOT_FOUND: lambda p: (("L-BFGS and the HiGHS max-margin LP" if p["lp"] else "L-BFGS")
                                                 + " found no y with yᵀu_i > 0 for every i"),
     ReasonCode.SEPARATION_ROUNDING: lambda p: "the rounded y does not separate exactly",
     ReasonCode.SEPARATION_SPLIT_TOO_LARGE: lambda p: (f"{_part(p['why'])}; the split would leave {p['rest']} of the "
                                                       f"{p['n']} neurons"),
-    ReasonCode.SEPARATION_SPLIT_UNKNOWN: lambda p: (f"{_part(p['why'])}; no certificate for the {p['rest']} neurons the "
-                                                    f"split leaves ({_part(p['sub'])})"),
+    ReasonCode.SEPARATION_SPLIT_UNKNOWN: lambda p: (
+        f"{_part(p['why'])}; no certificate for the {p['rest']} neurons the split leaves ({_part(p['sub'])})"),
     ReasonCode.Z3_TIME: lambda p: _z3_refusal(p, memory=False),
     ReasonCode.Z3_MEMORY: lambda p: _z3_refusal(p, memory=True),
     ReasonCode.Z3_NO_TIME: lambda p: f"n = {p['n']}, no time left for the solver",
@@ -289,6 +291,58 @@ _WORDS = {
     ReasonCode.Z3_UNKNOWN: lambda p: f"z3 returned unknown ({_part(p['answer'])}) for n = {p['n']}",
     ReasonCode.Z3_SPURIOUS_ROW: lambda p: "z3 returned a candidate that violates an encoded row",
     ReasonCode.Z3_SPURIOUS: lambda p: "z3 kept returning spurious candidates",
+    ReasonCode.SCREEN_NOTHING: lambda p: "no zero column and no opposite pair",
+    ReasonCode.RANK_DEPENDENT: lambda p: f"k·m = {p['km']} < n = {p['n']}: the columns of U are dependent",
+    ReasonCode.RANK_MINORS_VANISH: lambda p: f"the n × n minors of U tried vanish mod {p['p']}",
+    ReasonCode.LLL_NOT_ATTEMPTED: lambda p: f"n = {p['n']} > {p['limit']}: LLL not attempted",
+    ReasonCode.LATTICE_FULL_RANK: lambda p: "U has full column rank (the rank method applies)",
+    ReasonCode.LATTICE_HOPELESS: lambda p: (
+        f"det(ker U ∩ Z^n)^(1/{p['dimension']}) < √n = {math.sqrt(p['n']):.3g}: no basis can meet the Gram–Schmidt "
+        "bound"),
+    ReasonCode.LATTICE_KERNEL_TOO_LARGE: lambda p: "the kernel of the sampled rows is larger than ker U",
+    ReasonCode.LATTICE_GRAM_SCHMIDT: lambda p: f"Gram–Schmidt bound fails: min ‖b*_i‖² ≤ n = {p['n']}",
+    ReasonCode.LATTICE_ENUM_LIMIT: lambda p: (
+        f"Gram–Schmidt bound fails and the enumeration needs more than {p['nodes']} nodes or meets more than "
+        f"{p['points']} lattice points (dimension {p['dimension']})"),
+    ReasonCode.LATTICE_CVP_INTEGER_CENTRE: lambda p: ("the last Gram–Schmidt coordinate of the centre is an integer "
+                                                      "(fplll's sign rule)"),
+    ReasonCode.LATTICE_CVP_NODES: lambda p: (
+        f"the enumeration of the ball needs up to about {_float(p['estimate']):.2g} nodes after BKZ-{p['block']} "
+        f"(dimension {p['dimension']}), more than {p['limit']}"),
+    ReasonCode.LATTICE_CVP_TIME: lambda p: (
+        f"the enumeration of the ball needs up to about {_float(p['estimate']):.2g} nodes after BKZ-{p['block']} "
+        f"(dimension {p['dimension']}), ≈ {_float(p['seconds']):.0f} s, more than the {_float(p['left']):.0f} s "
+        "left"),
+    ReasonCode.LATTICE_CVP_POINTS: lambda p: (
+        f"the ball holds more than {p['points']} lattice points or the enumeration more than {p['nodes']} nodes "
+        f"(dimension {p['dimension']})"),
+    ReasonCode.ENUMERATE_TOO_LARGE: lambda p: (f"kernel of U mod {p['p']} has dimension {p['dimension']} > "
+                                               f"{p['limit']}"),
+    ReasonCode.MITM_TOO_LARGE: lambda p: f"n = {p['n']} > {p['limit']}: meet in the middle not attempted",
+    ReasonCode.RANK_PROFILE_MEMORY: lambda p: (
+        f"n = {p['n']}: it needs about {_float(p['gb_needed']):.1f} GB, more than the {_float(p['gb_left']):.1f} GB "
+        "left under the memory cap"),
+    ReasonCode.RANK_PROFILE_TIME: lambda p: (f"n = {p['n']}: it needs about {_float(p['seconds_needed']):.0f} s, more "
+                                             f"than the {_float(p['seconds_left']):.1f} s left"),
+    ReasonCode.AT_SIZE: lambda p: f"n = {p['n']}",
+    ReasonCode.AT_CANDIDATES: lambda p: (f"kernel dimension {p['dimension']}, {p['left']} of 2^{p['dimension']} "
+                                         "candidates left"),
+    ReasonCode.AT_SUBSET_SUMS: lambda p: f"n = {p['n']}, subset sums built",
+    ReasonCode.AT_MATCHING: lambda p: f"n = {p['n']}, matching",
+    ReasonCode.AT_LLL: lambda p: f"LLL in dimension {p['dimension']}",
+    ReasonCode.AT_BKZ: lambda p: f"BKZ-{p['block']} in dimension {p['dimension']}",
+    ReasonCode.AT_DIMENSION: lambda p: f"dimension {p['dimension']}",
+    ReasonCode.AT_ENUM_NODES: lambda p: f"{p['nodes']} enumeration nodes in dimension {p['dimension']}",
+    ReasonCode.AT_LBFGS: lambda p: f"L-BFGS, {p['evaluations']} evaluations",
+    ReasonCode.AT_EXACT_CHECK: lambda p: "exact check of the rounded y",
+    ReasonCode.AT_FRANK_WOLFE: lambda p: "Frank–Wolfe iteration",
+    ReasonCode.AT_MODP_POINTS: lambda p: f"2^{p['free']} points mod {p['p']}",
+    ReasonCode.AT_ORIENTATIONS: lambda p: f"2^{p['free']} orientations",
+    ReasonCode.NO_TIME_LEFT: lambda p: "no time left",
+    ReasonCode.Z3_SAID: lambda p: str(p["answer"]),
+    ReasonCode.Z3_MODEL_NOT_RATIONAL: lambda p: f"model not rational: {p['error']}",
+    ReasonCode.Z3_MODEL_FAILED: lambda p: "z3 model failed exact re-evaluation",
+    ReasonCode.METHOD_ERROR: lambda p: str(p["error"]),
     # the Farkas-tree prover (reluid.analysis.deep.farkas)
     ReasonCode.FARKAS_NODE_BUDGET: lambda p: (f"node budget of {p['max_nodes']} exhausted with {p['open']} open "
                                               "node(s) left"),
@@ -333,7 +387,8 @@ _WORDS = {
     ReasonCode.EQUIV_TOO_LARGE: lambda p: (
         f"too large for the exact region split (input dimension {p['input_dim']}, {p['neurons']} hidden neurons; "
         f"limits {p['limits'][0]} and {p['limits'][1]})"),
-    ReasonCode.EQUIV_Z3_UNSAT: lambda p: "z3 reports no distinguishing input (unsat; not an exact proof, so not a verdict)",
+    ReasonCode.EQUIV_Z3_UNSAT: lambda p: ("z3 reports no distinguishing input (unsat; not an exact proof, so not a "
+                                          "verdict)"),
     ReasonCode.EQUIV_Z3_UNKNOWN: lambda p: f"z3: unknown ({_part(p['answer'])})",
     ReasonCode.EQUIV_NO_TIME_FOR_Z3: lambda p: "no time left for z3",
     ReasonCode.H4_MOVE_UNDECIDED: lambda p: f"neuron {p['neuron'] + 1}, δ = {p['delta']}: {_part(p['why'])}",

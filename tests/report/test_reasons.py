@@ -163,6 +163,67 @@ WORDED = [
     (Reason(ReasonCode.Z3_UNKNOWN, {"n": 5, "answer": "canceled"}), "z3 returned unknown (canceled) for n = 5"),
     (Reason(ReasonCode.Z3_SPURIOUS_ROW), "z3 returned a candidate that violates an encoded row"),
     (Reason(ReasonCode.Z3_SPURIOUS), "z3 kept returning spurious candidates"),
+    (Reason(ReasonCode.FLIP_METHODS_GAVE_UP, {"methods": [
+        ["screen", Reason(ReasonCode.SCREEN_NOTHING)],
+        ["rank", Reason(ReasonCode.RANK_DEPENDENT, {"km": 4, "n": 9})],
+        ["rank", Reason(ReasonCode.RANK_MINORS_VANISH, {"p": 1048573})],
+        ["lattice", Reason(ReasonCode.LLL_NOT_ATTEMPTED, {"n": 301, "limit": 300})],
+        ["lattice", Reason(ReasonCode.LATTICE_FULL_RANK)],
+        ["lattice", Reason(ReasonCode.LATTICE_HOPELESS, {"dimension": 3, "n": 10})],
+        ["lattice", Reason(ReasonCode.LATTICE_KERNEL_TOO_LARGE)],
+        ["lattice", Reason(ReasonCode.LATTICE_GRAM_SCHMIDT, {"n": 10})],
+        ["enumerate", Reason(ReasonCode.ENUMERATE_TOO_LARGE, {"p": 2147483647, "dimension": 30, "limit": 22})],
+        ["mitm", Reason(ReasonCode.MITM_TOO_LARGE, {"n": 50, "limit": 44})],
+        ["lattice", Reason(ReasonCode.METHOD_ERROR,
+                           {"error": "LLL did not separate the kernel (entries of 9 bits)"})]]}),
+     "screen: no zero column and no opposite pair; rank: k·m = 4 < n = 9: the columns of U are dependent; rank: the "
+     "n × n minors of U tried vanish mod 1048573; lattice: n = 301 > 300: LLL not attempted; lattice: U has full "
+     "column rank (the rank method applies); lattice: det(ker U ∩ Z^n)^(1/3) < √n = 3.16: no basis can meet the "
+     "Gram–Schmidt bound; lattice: the kernel of the sampled rows is larger than ker U; lattice: Gram–Schmidt bound "
+     "fails: min ‖b*_i‖² ≤ n = 10; enumerate: kernel of U mod 2147483647 has dimension 30 > 22; mitm: n = 50 > 44: "
+     "meet in the middle not attempted; lattice: LLL did not separate the kernel (entries of 9 bits)"),
+    (Reason(ReasonCode.LATTICE_ENUM_LIMIT, {"nodes": 1 << 20, "points": 64, "dimension": 12}),
+     "Gram–Schmidt bound fails and the enumeration needs more than 1048576 nodes or meets more than 64 lattice points "
+     "(dimension 12)"),
+    (Reason(ReasonCode.LATTICE_CVP_INTEGER_CENTRE),
+     "the last Gram–Schmidt coordinate of the centre is an integer (fplll's sign rule)"),
+    (Reason(ReasonCode.LATTICE_CVP_NODES, {"estimate": 3.5e9, "block": 30, "dimension": 40, "limit": 2 ** 30}),
+     "the enumeration of the ball needs up to about 3.5e+09 nodes after BKZ-30 (dimension 40), more than 1073741824"),
+    (Reason(ReasonCode.LATTICE_CVP_TIME, {"estimate": 2.5e7, "block": 30, "dimension": 40, "seconds": 61.5,
+                                          "left": 9.6}),
+     "the enumeration of the ball needs up to about 2.5e+07 nodes after BKZ-30 (dimension 40), ≈ 62 s, more than the "
+     "10 s left"),
+    (Reason(ReasonCode.LATTICE_CVP_POINTS, {"points": 1000, "nodes": 2 ** 30, "dimension": 40}),
+     "the ball holds more than 1000 lattice points or the enumeration more than 1073741824 nodes (dimension 40)"),
+    (Reason(ReasonCode.FLIP_TIMEOUT, {"method": "rank profile", "detail": Reason(ReasonCode.RANK_PROFILE_MEMORY, {
+        "n": 3000, "gb_needed": 12.25, "gb_left": 3.5}), "n": 3000, "km": 3000, "separable": None}),
+     "timeout in rank profile (n = 3000: it needs about 12.2 GB, more than the 3.5 GB left under the memory cap)"),
+    (Reason(ReasonCode.RANK_PROFILE_TIME, {"n": 3000, "seconds_needed": 812.7, "seconds_left": 2.25}),
+     "n = 3000: it needs about 813 s, more than the 2.2 s left"),
+    (Reason(ReasonCode.FLIP_METHODS_GAVE_UP, {"methods": [
+        [m, Reason(c, params)] for m, c, params in (
+            ("rank", ReasonCode.AT_SIZE, {"n": 9}),
+            ("enumerate", ReasonCode.AT_CANDIDATES, {"dimension": 20, "left": 7}),
+            ("mitm", ReasonCode.AT_SUBSET_SUMS, {"n": 40}), ("mitm", ReasonCode.AT_MATCHING, {"n": 40}),
+            ("lattice", ReasonCode.AT_LLL, {"dimension": 60}),
+            ("lattice", ReasonCode.AT_BKZ, {"block": 20, "dimension": 8}),
+            ("lattice-enum", ReasonCode.AT_DIMENSION, {"dimension": 8}),
+            ("lattice-enum", ReasonCode.AT_ENUM_NODES, {"nodes": 16384, "dimension": 8}),
+            ("separation", ReasonCode.AT_LBFGS, {"evaluations": 12}), ("separation", ReasonCode.AT_EXACT_CHECK, {}),
+            ("box", ReasonCode.AT_FRANK_WOLFE, {}), ("modp-enum", ReasonCode.AT_MODP_POINTS, {"free": 5, "p": 7}),
+            ("proj-enum", ReasonCode.AT_ORIENTATIONS, {"free": 6}), ("flip", ReasonCode.NO_TIME_LEFT, {}))]}),
+     "rank: n = 9; enumerate: kernel dimension 20, 7 of 2^20 candidates left; mitm: n = 40, subset sums built; mitm: "
+     "n = 40, matching; lattice: LLL in dimension 60; lattice: BKZ-20 in dimension 8; lattice-enum: dimension 8; "
+     "lattice-enum: 16384 enumeration nodes in dimension 8; separation: L-BFGS, 12 evaluations; separation: exact "
+     "check of the rounded y; box: Frank–Wolfe iteration; modp-enum: 2^5 points mod 7; proj-enum: 2^6 orientations; "
+     "flip: no time left"),
+    (Reason(ReasonCode.EQUIV_UNDECIDED, {"notes": [
+        Reason(ReasonCode.EQUIV_Z3_UNKNOWN, {"answer": Reason(ReasonCode.Z3_SAID, {"answer": "timeout"})}),
+        Reason(ReasonCode.EQUIV_Z3_UNKNOWN, {"answer": Reason(ReasonCode.Z3_MODEL_NOT_RATIONAL, {"error": "root"})}),
+        Reason(ReasonCode.EQUIV_Z3_UNKNOWN, {"answer": Reason(ReasonCode.Z3_MODEL_FAILED)})],
+        "orbits": "different architectures"}),
+     "z3: unknown (timeout); z3: unknown (model not rational: root); z3: unknown (z3 model failed exact "
+     "re-evaluation); orbits: different architectures"),
     (Reason(ReasonCode.FARKAS_NODE_BUDGET, {"max_nodes": 20000, "open": 3}),
      "node budget of 20000 exhausted with 3 open node(s) left"),
     (Reason(ReasonCode.FARKAS_TIMEOUT, {"seconds": 0.5, "open": 1}), "timeout after 0.5 s with 1 open node(s) left"),
@@ -200,7 +261,8 @@ WORDED = [
      "finds no element"),
     (Reason(ReasonCode.EQUIV_SAME_FUNCTION_DATA), "same kinks, linear part and constant"),
     (Reason(ReasonCode.EQUIV_FUNCTION_DATA_DIFFER), "function data differ"),
-    (Reason(ReasonCode.EQUIV_FLOAT_SEARCH, {"probes": 4096, "orbits": Reason(ReasonCode.EQUIV_DIFFERENT_ARCHITECTURES)}),
+    (Reason(ReasonCode.EQUIV_FLOAT_SEARCH, {"probes": 4096,
+                                            "orbits": Reason(ReasonCode.EQUIV_DIFFERENT_ARCHITECTURES)}),
      "the exact outputs differ at a point chosen by 4096 float probes; orbits: different architectures"),
     (Reason(ReasonCode.EQUIV_REGION_DIFFER, {"regions": 5, "orbits": "different architectures"}),
      "the affine maps differ on a joint activation region (found after 5 regions); orbits: different architectures"),

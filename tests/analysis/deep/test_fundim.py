@@ -333,7 +333,8 @@ def test_the_reason_of_a_result_says_what_describe_says():
     assert r.certified
     S = StopReason
     states = [r, dataclasses.replace(r, triangular={"method": "triangular"}),
-              dataclasses.replace(r, rank=r.upper_bound - 2, stop_reason=S.RANK_STALLED, stall_rounds=3, stall_regions=9),
+              dataclasses.replace(r, rank=r.upper_bound - 2, stop_reason=S.RANK_STALLED, stall_rounds=3,
+                                  stall_regions=9),
               dataclasses.replace(r, rank=r.upper_bound - 1, stop_reason=S.MEMORY_CAP),
               dataclasses.replace(r, rank=r.upper_bound - 1, stop_reason=S.SAMPLE_EXHAUSTED, stopped_early=False),
               dataclasses.replace(r, rank=r.upper_bound - 1, stop_reason=S.TIME_BUDGET, estimate_s=123.4),

@@ -375,7 +375,7 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
             stats.append((name, time.perf_counter() - t0, "timeout"))
             raise
         except ArithmeticError as e:  # LLL failed to separate, etc.: the method gives up
-            out = gave_up(str(e))
+            out = gave_up(Reason(ReasonCode.METHOD_ERROR, {"error": str(e)}))
         stats.append((name, time.perf_counter() - t0, out.outcome.value))
         if out.outcome is Outcome.UNKNOWN and out.reason:
             reasons.append([name, out.reason])

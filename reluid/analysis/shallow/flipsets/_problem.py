@@ -59,7 +59,7 @@ class BadPrime(Exception):
 
 @dataclass(frozen=True, slots=True)
 class MethodResult:
-    """What one method concluded: FOUND (``flip_set``), NONE (``evidence``) or UNKNOWN (``reason``, a :class:`Reason`)."""
+    """What one method concluded: FOUND (``flip_set``), NONE (``evidence``) or UNKNOWN (``reason``, a Reason)."""
 
     outcome: Outcome
     evidence: dict | None = None

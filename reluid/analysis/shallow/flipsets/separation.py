@@ -164,7 +164,7 @@ def _lbfgs(Ah: np.ndarray, Mh: np.ndarray, clock: Clock, seed: int, max_evals: i
     pairs: deque = deque(maxlen=20)
     stall = 0
     while state["hit"] is None and state["evals"] < max_evals:
-        clock.check(FlipSetMethod.SEPARATION, lambda: f"L-BFGS, {state['evals']} evaluations")
+        clock.check(FlipSetMethod.SEPARATION, lambda: Reason(ReasonCode.AT_LBFGS, {"evaluations": state["evals"]}))
         q = g.copy()
         alphas = []
         for s, y, rho in reversed(pairs):
@@ -274,7 +274,7 @@ def separate(prob: Problem, clock: Clock, seed: int = 0):
     if hit is None:
         return None, Reason(ReasonCode.SEPARATION_NOT_FOUND, {"lp": lp_tried}), last
     for Yi in _round(hit, Ah, Mh):
-        clock.check(FlipSetMethod.SEPARATION, "exact check of the rounded y")
+        clock.check(FlipSetMethod.SEPARATION, Reason(ReasonCode.AT_EXACT_CHECK))
         if min(exact_scores(prob, Yi)) > 0:
             return Yi, None, last
     return None, Reason(ReasonCode.SEPARATION_ROUNDING), last
