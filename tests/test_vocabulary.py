@@ -1,4 +1,4 @@
-"""One vocabulary: no module spells an enumerated name as a string literal.
+"""One vocabulary: no module spells an enumerated name as a string literal, and no analysis words a reason.
 
 ``reluid/verdicts.py`` and ``reluid/certificates/schema.py`` define every
 enumerated name (verdicts, outcomes, claim statuses, check states,
@@ -178,12 +178,134 @@ def test_no_module_spells_a_vocabulary_as_a_string():
 
 def test_the_vocabularies_are_found():
     names = {v.__name__ for v in VOCABULARIES}
-    assert {"Verdict", "ClaimStatus", "CheckState", "Mechanism", "FlipSetMethod", "Frame", "ClaimKind"} <= names
+    assert {"Verdict", "Outcome", "ClaimStatus", "CheckState", "Mechanism", "FlipSetMethod", "FlipSearchStep",
+            "EquivalenceMethod", "AlignMethod", "PatternMethod", "PremiseMethod", "ReasonCode", "Frame",
+            "ClaimKind"} <= names
 
 
 def test_every_allowed_literal_is_still_there():
     found = {(m, v) for m, _, v in _package_offenders()}
     assert set(ALLOWED) <= found, f"stale entries of ALLOWED: {sorted(set(ALLOWED) - found)}"
+
+
+# ---- reasons are data: no analysis composes a reason in words ----
+
+#: producers: they return verdicts.Reason values, which only reluid/report/ turns into words
+PRODUCERS = ("analysis", "smt")
+#: keyword arguments, dict keys and variables that hold a reason or a part of one
+REASON_NAMES = frozenset({"reason", "detail", "why"})
+#: lists a producer collects reasons in
+REASON_LISTS = frozenset({"reasons", "notes", "undecided"})
+
+#: (module, function): why the words composed there are not a reason of an answer
+WORDS_ALLOWED = {
+    ("analysis/deep/fundim.py", "needs"): "FunDimResult.needs(), part of describe(), the line `reluid fundim` prints; "
+                                          "the result's reason is summary() (data), which reluid/report/reasons.py "
+                                          "words the same way (tests/analysis/deep/test_fundim.py compares them)",
+    ("analysis/deep/fundim.py", "upper_bound"): "the derivation of U (FunDimResult.upper_bound_reason, a note of the "
+                                                "reluid.fundim/1 JSON), not why an answer is unknown",
+    ("analysis/deep/cells.py", "describe"): "CellsFunDim.describe(), the line `reluid fundim --exact-cells` prints "
+                                            "(no certificate or decision holds it)",
+}
+
+
+def _wordy(node) -> bool:
+    """Whether ``node`` builds words: a nonempty string, an f-string, a concatenation, a join, a describe()."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and bool(node.value)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return _wordy(node.left) or _wordy(node.right)
+    if isinstance(node, ast.IfExp):
+        return _wordy(node.body) or _wordy(node.orelse)
+    if isinstance(node, ast.Lambda):
+        return _wordy(node.body)
+    return isinstance(node, ast.Call) and getattr(node.func, "attr", None) in ("join", "format", "describe")
+
+
+def _called(func) -> str:
+    return getattr(func, "attr", getattr(func, "id", ""))
+
+
+def _reason_slots(node):
+    """The expressions at ``node`` that hold a reason: reason=/detail=/why= arguments and dict values, the
+    argument of gave_up(), the detail of SearchTimeout() and Clock.check(), what is appended to a list of
+    reasons, what is assigned to reason / why, and any describe() inside a Reason(...)."""
+    if isinstance(node, ast.Call):
+        yield from (k.value for k in node.keywords if k.arg in REASON_NAMES)
+        name = _called(node.func)
+        if name == "gave_up" and node.args:
+            yield node.args[0]
+        if name in ("SearchTimeout", "check") and len(node.args) >= 2:
+            yield node.args[1]
+        if name == "append" and node.args and _called(getattr(node.func, "value", None)) in REASON_LISTS:
+            arg = node.args[0]
+            yield arg.elts[-1] if isinstance(arg, (ast.Tuple, ast.List)) and arg.elts else arg   # (…, why)
+        if name == "Reason":
+            yield from (c for c in ast.walk(node) if isinstance(c, ast.Call) and _called(c.func) == "describe")
+    elif isinstance(node, ast.Dict):
+        yield from (v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant) and k.value in REASON_NAMES)
+    elif isinstance(node, ast.Assign):
+        for t in node.targets:
+            pairs = zip(t.elts, node.value.elts) if isinstance(t, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                else [(t, node.value)]
+            yield from (v for t2, v in pairs if _called(t2) in REASON_NAMES)
+
+
+def worded_reasons(source: str, module: str = "<source>") -> list[tuple[str, str, int]]:
+    """(module, enclosing function, line) for every reason ``source`` composes in words."""
+    out = []
+
+    def visit(node, function):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            function = node.name
+        out.extend((module, function, v.lineno) for v in _reason_slots(node) if _wordy(v))
+        for child in ast.iter_child_nodes(node):
+            visit(child, function)
+
+    visit(ast.parse(source), "<module>")
+    return sorted(set(out))
+
+
+REASON_PLANTED = [
+    ('return Answer(Outcome.UNKNOWN, reason=f"node budget of {n} exhausted")\n', 1),
+    ('reasons.append(f"z3: {no.describe()}")\n', 1),
+    ('reasons.append([FlipSetMethod.Z3, no.reason()])\n', 0),
+    ('undecided.append((l, i, "time budget exhausted"))\n', 1),
+    ('Reason(ReasonCode.FUNDIM, {"architecture": a, "detail": fd.describe()})\n', 1),
+    ('Reason(ReasonCode.FUNDIM, fd.summary().params)\n', 0),
+    ('self.reason = "not run"\n', 1),
+    ('self.complete, self.reason = True, f"{k} regions"\n', 1),
+    ('return gave_up("no zero column and no opposite pair")\n', 1),
+    ('clock.check(FlipSetMethod.MITM, lambda: f"n = {n}, matching")\n', 1),
+    ('clock.check(FlipSetMethod.MITM, lambda: Reason(ReasonCode.AT_MATCHING, {"n": n}))\n', 0),
+    ('raise SearchTimeout("rank profile", "n = " + str(n))\n', 1),
+    ('notes.append("; ".join(parts))\n', 1),
+    ('eq = Equivalence(None, method=EquivalenceMethod.UNDECIDED, reason=Reason(ReasonCode.EQUIV_UNDECIDED))\n', 0),
+    ('message = f"timeout after {t} s"\nlog(message)\n', 0),
+]
+
+
+@pytest.mark.parametrize("source,expected", REASON_PLANTED)
+def test_the_reason_detector_finds_planted_words(source, expected):
+    assert len(worded_reasons(source)) == expected
+
+
+def _producer_words():
+    for path in sorted(p for part in PRODUCERS for p in (PACKAGE / part).rglob("*.py")):
+        yield from worded_reasons(path.read_text(encoding="utf-8"), path.relative_to(PACKAGE).as_posix())
+
+
+def test_no_producer_composes_a_reason_in_words():
+    """Analyses return verdicts.Reason (a ReasonCode and JSON parameters); reluid/report/reasons.py words them."""
+    bad = [f"{m}:{line} (in {fn})" for m, fn, line in _producer_words() if (m, fn) not in WORDS_ALLOWED]
+    assert not bad, "reasons composed in words (return a verdicts.Reason instead):\n" + "\n".join(bad)
+
+
+def test_every_allowed_wording_is_still_there():
+    found = {(m, fn) for m, fn, _ in _producer_words()}
+    assert set(WORDS_ALLOWED) <= found, f"stale entries of WORDS_ALLOWED: {sorted(set(WORDS_ALLOWED) - found)}"
 
 
 # ---- exit codes: every command returns a member of verdicts.ExitCode ----

@@ -103,16 +103,23 @@ def _num(v) -> str:
     return str(q.numerator) if q.denominator == 1 else str(float(q))
 
 
+def _needs(p) -> str:
+    """What a functional dimension not attempted would need (``estimate_s``, ``estimate_gb``, ``cap_gb``)."""
+    if "needs" in p:                     # a certificate written before these were data
+        return str(p["needs"])
+    est = f"{_float(p['estimate_s']):.0f} s" if p["estimate_s"] is not None else "unknown time"
+    mem, cap = _float(p["estimate_gb"]), _float(p["cap_gb"])
+    why = (f"about {mem:.1f} GB of memory, more than the {cap:.1f} GB left under the memory cap" if mem > cap
+           else "more than the time budget left")
+    return f"it needs an estimated {est} of CPU time and {why}"
+
+
 def _fundim(p) -> str:
     """A functional-dimension result (``FunDimResult.summary``) in words, as ``FunDimResult.describe`` says it."""
     arch, stop = _arch(p["architecture"]), p["stop"]
     if stop == StopReason.NOT_ATTEMPTED:
-        est = f"{_float(p['estimate_s']):.0f} s" if p["estimate_s"] is not None else "unknown time"
-        mem, cap = _float(p["estimate_gb"]), _float(p["cap_gb"])
-        why = (f"about {mem:.1f} GB of memory, more than the {cap:.1f} GB left under the memory cap" if mem > cap
-               else "more than the time budget left")
-        return (f"functional dimension not attempted: it needs an estimated {est} of CPU time and {why}; "
-                f"U = {p['upper_bound']}; architecture {arch}, D = {p['n_params']}")
+        return (f"functional dimension not attempted: {_needs(p)}; U = {p['upper_bound']}; architecture {arch}, "
+                f"D = {p['n_params']}")
     rank, U = p["rank"], p["upper_bound"]
     if p["certified"] and p["by_theorem_a3"]:
         head = (f"dim_fun = {rank} = U (certified by Theorem A3: a block-triangular Jacobian of rank D - N "
@@ -243,7 +250,7 @@ _WORDS = {
     ReasonCode.LEFT_MECHANISM_DETECTION: lambda p: ("part of mechanism detection ("
                                                     + "; ".join(_part(q) for q in p["questions"]) + ")"),
     ReasonCode.LEFT_WITNESS_CONSTRUCTION: lambda p: f"witness construction for {p['mechanisms']} mechanism(s)",
-    ReasonCode.LEFT_FUNDIM_NOT_STARTED: lambda p: f"functional dimension (not started: {p['needs']})",
+    ReasonCode.LEFT_FUNDIM_NOT_STARTED: lambda p: f"functional dimension (not started: {_needs(p)})",
     ReasonCode.LEFT_FUNDIM_PARTIAL: lambda p: (
         f"functional dimension (rank {p['rank']} of U = {p['upper_bound']} certified so far; the whole computation "
         f"needs about {_float(p['estimate_s']):.0f} s)"),

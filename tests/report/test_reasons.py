@@ -20,6 +20,7 @@ BUDGET = Reason(ReasonCode.TIME_BUDGET, {
     "left": [Reason(ReasonCode.LEFT_MECHANISM_DETECTION, {"questions": ["premise of dead-neuron (2, 1)"]}),
              Reason(ReasonCode.LEFT_WITNESS_CONSTRUCTION, {"mechanisms": 2}),
              Reason(ReasonCode.LEFT_FUNDIM_NOT_STARTED, {"needs": "it needs an estimated 40 s of CPU time"}),
+             Reason(ReasonCode.LEFT_FUNDIM_NOT_STARTED, {"estimate_s": 40.4, "estimate_gb": 0.5, "cap_gb": 8}),
              Reason(ReasonCode.LEFT_FUNDIM_PARTIAL, {"rank": 17, "upper_bound": 19, "estimate_s": 41.5})]})
 
 FD_FULL = ("dim_fun = 19 = U (certified); architecture (2, 3, 3, 1), D = 25, 9 witness points (one per activation "
@@ -73,6 +74,8 @@ WORDED = [
     (BUDGET, "Time budget: the time budget 10 s (10.0 s used) ran out: done: mechanism detection, witness "
              "construction; left: part of mechanism detection (premise of dead-neuron (2, 1)); witness construction "
              "for 2 mechanism(s); functional dimension (not started: it needs an estimated 40 s of CPU time); "
+             "functional dimension (not started: it needs an estimated 40 s of CPU time and more than the time "
+             "budget left); "
              "functional dimension (rank 17 of U = 19 certified so far; the whole computation needs about 42 s)"),
     (Reason(ReasonCode.TIME_BUDGET, {"seconds": None, "used": 3, "ran_out": False, "done": ["mechanism detection"],
                                      "left": ["functional dimension"]}),

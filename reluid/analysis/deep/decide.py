@@ -324,7 +324,9 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
             limits.append(Reason(ReasonCode.FUNDIM_MEMORY, {"estimate_gb": fd.estimate_gb,
                                                             "cap_gb": fd.memory_cap_gb}))
         elif fd.stop_reason == StopReason.NOT_ATTEMPTED:
-            left.append(Reason(ReasonCode.LEFT_FUNDIM_NOT_STARTED, {"needs": fd.needs()}))
+            need = fd.summary().params
+            left.append(Reason(ReasonCode.LEFT_FUNDIM_NOT_STARTED, {k: need[k] for k in ("estimate_s", "estimate_gb",
+                                                                                       "cap_gb")}))
         else:
             left.append(Reason(ReasonCode.LEFT_FUNDIM_PARTIAL, {"rank": fd.rank, "upper_bound": fd.upper_bound,
                                                                 "estimate_s": fd.estimate_s}))
