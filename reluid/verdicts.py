@@ -561,6 +561,14 @@ class Reason:
         object.__setattr__(self, "code", ReasonCode(code) if code in ReasonCode._value2member_map_ else code)
         object.__setattr__(self, "params", _json_value(self.params))
 
+    def __hash__(self) -> int:
+        """A reason is a value (results that hold one stay hashable): the hash of its code and parameters."""
+        def key(v):
+            if isinstance(v, Mapping):
+                return tuple(sorted((k, key(x)) for k, x in v.items()))     # keys are unique strings
+            return tuple(key(x) for x in v) if isinstance(v, tuple) else v
+        return hash((str(self.code), key(self.params)))
+
     def to_dict(self) -> dict:
         """``{"code": ..., "params": {...}}`` in plain dicts and lists (for JSON)."""
         def thaw(v):

@@ -342,3 +342,14 @@ def test_reasons_a_certificate_may_carry_are_shown_never_a_crash(reason):
     assert said.startswith(str(reason.code) + " (")
     assert facts([reason]) == ([said] if reason.code == ReasonCode.TIME_BUDGET else [])
     assert said.startswith(short([reason])) and text([reason]) == said
+
+
+def test_a_reason_is_a_hashable_value():
+    """Results hold reasons; equal reasons (whatever the order of their parameters) hash alike, nested ones too."""
+    a = Reason(ReasonCode.FARKAS_TIMEOUT, {"seconds": 0.5, "open": 1})
+    b = Reason("farkas-timeout", {"open": 1, "seconds": 0.5})
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    outer = Reason(ReasonCode.EQUIV_UNDECIDED, {"notes": [a], "orbits": "different architectures"})
+    again = Reason(**outer.to_dict())
+    assert again == outer and hash(again) == hash(outer)
+    assert a != Reason(ReasonCode.FARKAS_TIMEOUT, {"seconds": 0.5, "open": 2})
