@@ -410,6 +410,16 @@ class ReasonCode(Name):
     QUESTIONS_NOT_REFUTED = "questions-not-refuted"    # open questions the probes did not refute
     PROVER_NOT_USED = "prover-not-used"                # why: a mechanism was found, or the prover is disabled
     OUT_OF_TIME = "out-of-time"                        # why: the time budget was exhausted
+    LAYER_FLIP_SEARCH = "layer-flip-search"            # how a layer's 0/1 kernel vectors were searched (``status``)
+    LAYER_FLIP_FULL_RANK = "layer-flip-full-rank"      # the layer-flip vectors are independent: no flip set
+    LAYER_FLIP_EXHAUSTED = "layer-flip-exhausted"      # every 0/1 vector of the kernel's support was tried
+    LAYER_FLIP_EMPTY = "layer-flip-empty"              # not searched: an empty layer
+    LAYER_FLIP_SKIPPED = "layer-flip-skipped"          # not searched: the kernel's support exceeds ``limit``
+    FUNDIM_CELLS = "fundim-cells"                      # the exact functional dimension from the cells (§9)
+    CELLS_STOPPED = "cells-stopped"                    # the cell enumeration stopped (``why``), ``cells`` found
+    CELLS_NODES = "cells-nodes"                        # more than ``limit`` nodes of the sign tree
+    CELLS_TIMEOUT = "cells-timeout"                    # the time ran out after ``nodes`` nodes
+    CELLS_TOO_MANY = "cells-too-many"                  # more than ``limit`` cells
     # parts of a size limit or a time budget
     FUNDIM_MEMORY = "fundim-memory"                    # the functional dimension needs more memory than the cap
     LEFT_MECHANISM_DETECTION = "left-mechanism-detection"

@@ -204,8 +204,6 @@ WORDS_ALLOWED = {
                                           "words the same way (tests/analysis/deep/test_fundim.py compares them)",
     ("analysis/deep/fundim.py", "upper_bound"): "the derivation of U (FunDimResult.upper_bound_reason, a note of the "
                                                 "reluid.fundim/1 JSON), not why an answer is unknown",
-    ("analysis/deep/cells.py", "describe"): "CellsFunDim.describe(), the line `reluid fundim --exact-cells` prints "
-                                            "(no certificate or decision holds it)",
 }
 
 

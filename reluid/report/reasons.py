@@ -80,7 +80,7 @@ def _mechanism_summary(p) -> list[str]:
              f"{p['inactive']} inactivity witnesses, {p['coactive']} co-activity witnesses)"]
     if p["no_flip_layers"]:
         parts.append(f"no layer flip in hidden layers {_ints(p['no_flip_layers'])} (exact rank)")
-    parts += [f"layer {l} flip search: {how}" for l, how in p["flip_search"]]
+    parts += [f"layer {l} flip search: {_part(how)}" for l, how in p["flip_search"]]
     parts.append(f"{p['prover_queries']} premise question(s) given to the Farkas-tree prover")
     if p["undecided"]:
         parts.append(f"{p['undecided']} question(s) undecided")
@@ -146,6 +146,26 @@ def _fundim(p) -> str:
             f"activation region), rank mod p = {p['prime']}, {p['smooth']}/{p['sampled']} generic sample "
             f"points in {p['regions']} activation regions, {p['rows']} region rows examined"
             + (" (stopped at U)" if p["stopped_early"] else ""))
+
+
+def _cells(p) -> str:
+    """The exact functional dimension from the cells (docs/mathematics.md §9, Theorem 9.1)."""
+    rank, U = p["rank"], p["upper_bound"]
+    if p["exact"]:
+        head = f"dim_fun = {rank} exactly" + (" = U" if p["certified"] else f" < U = {U}")
+        why = (f"exact rank over Q at n0 + 1 points of each of the {p['cells']} cells; "
+               + ("H_dense holds" if p["dense"] else "rank = U, so H_dense is not needed")
+               + " (docs/mathematics.md §9, Theorem 9.1)")
+    else:
+        head = f"dim_fun >= {rank}, U = {U}"
+        if not p["complete"]:
+            why = f"cell enumeration incomplete: {_part(p['stopped'])}"
+        else:
+            layer, neuron, point = p["dense_failure"]
+            why = (f"all {p['cells']} cells enumerated, but H_dense fails (neuron {neuron + 1} of hidden layer "
+                   f"{layer} is identically 0 on an open region near {[str(v) for v in point]}), so only the lower "
+                   "bound is proved (docs/mathematics.md §9)")
+    return f"{head}; architecture {_arch(p['architecture'])}, D = {p['n_params']}; {why}"
 
 
 def _regime(p) -> str:
@@ -270,6 +290,16 @@ _WORDS = {
     ReasonCode.FLIP_SEARCH_UNDECIDED: lambda p: (
         ("the hypotheses of Theorem W hold" if p["theorem_w"] else f"H0–H4 hold ({THEOREM_8_2})")
         + ", but the flip-set search is undecided: " + "; ".join(f"layer {l}: {_part(why)}" for l, why in p["layers"])),
+    ReasonCode.LAYER_FLIP_SEARCH: lambda p: f"{_part(p['status'])}; {p['sets']} minimal flip set(s)",
+    ReasonCode.LAYER_FLIP_FULL_RANK: lambda p: "full-rank",
+    ReasonCode.LAYER_FLIP_EXHAUSTED: lambda p: "exhausted",
+    ReasonCode.LAYER_FLIP_EMPTY: lambda p: "skipped: empty layer",
+    ReasonCode.LAYER_FLIP_SKIPPED: lambda p: f"skipped: kernel support of {p['support']} neurons exceeds {p['limit']}",
+    ReasonCode.FUNDIM_CELLS: _cells,
+    ReasonCode.CELLS_STOPPED: lambda p: f"{_part(p['why'])}; {p['cells']} cells found so far",
+    ReasonCode.CELLS_NODES: lambda p: f"more than {p['limit']} nodes of the sign tree",
+    ReasonCode.CELLS_TIMEOUT: lambda p: f"timeout after {p['nodes']} nodes",
+    ReasonCode.CELLS_TOO_MANY: lambda p: f"more than {p['limit']} cells",
     # the flip-set search (reluid.analysis.shallow.flipsets)
     ReasonCode.FLIP_METHODS_GAVE_UP: lambda p: ("; ".join(f"{m}: {_part(why)}" for m, why in p["methods"])
                                                 or "no method applies"),

@@ -32,6 +32,10 @@ FUNDIM_PARAMS = {"architecture": ARCH, "n_params": 25, "stop": "upper bound reac
                  "stall_regions": 0, "estimate_s": None, "estimate_gb": None, "cap_gb": None, "points": 9,
                  "prime": 67108859, "smooth": 1708, "sampled": 1900, "regions": 12, "rows": 30, "stopped_early": True}
 
+#: the parameters of ``CellsFunDim.summary()`` for an exact dim_fun = U from 13 cells
+CELLS = {"architecture": (2, 2, 3, 1), "n_params": 19, "rank": 14, "upper_bound": 14, "exact": True, "certified": True,
+         "dense": True, "complete": True, "cells": 13, "dense_failure": None, "stopped": None}
+
 #: (reason, its words): the sentences reluid wrote before reasons were data
 WORDED = [
     (NO_MECHANISM, "no mechanism of hidden symmetry certified for the deep architecture (2, 3, 3, 1): no mechanism "
@@ -166,6 +170,35 @@ WORDED = [
     (Reason(ReasonCode.Z3_UNKNOWN, {"n": 5, "answer": "canceled"}), "z3 returned unknown (canceled) for n = 5"),
     (Reason(ReasonCode.Z3_SPURIOUS_ROW), "z3 returned a candidate that violates an encoded row"),
     (Reason(ReasonCode.Z3_SPURIOUS), "z3 kept returning spurious candidates"),
+    (Reason(ReasonCode.NO_DEEP_MECHANISM, {**NO_MECHANISM.params, "flip_search": [
+        [1, Reason(ReasonCode.LAYER_FLIP_SEARCH, {"status": Reason(ReasonCode.LAYER_FLIP_EXHAUSTED), "sets": 2})],
+        [2, Reason(ReasonCode.LAYER_FLIP_SEARCH, {"status": Reason(ReasonCode.LAYER_FLIP_SKIPPED, {
+            "support": 20, "limit": 16}), "sets": 0})],
+        [3, Reason(ReasonCode.LAYER_FLIP_SEARCH, {"status": Reason(ReasonCode.LAYER_FLIP_EMPTY), "sets": 0})]]}),
+     "no mechanism of hidden symmetry certified for the deep architecture (2, 3, 3, 1): no mechanism found; 6 hidden "
+     "neurons examined for dead/always-active (6 activity and 6 inactivity witnesses, 9 co-activity witnesses); no "
+     "layer flip in hidden layers [1, 2] (exact rank); layer 1 flip search: exhausted; 2 minimal flip set(s); layer 2 "
+     "flip search: skipped: kernel support of 20 neurons exceeds 16; 0 minimal flip set(s); layer 3 flip search: "
+     "skipped: empty layer; 0 minimal flip set(s); 3 premise question(s) given to the Farkas-tree prover; 1 "
+     "question(s) undecided"),
+    (Reason(ReasonCode.FUNDIM_CELLS, {**CELLS, "rank": 12, "exact": False, "certified": False, "complete": False,
+                                      "stopped": Reason(ReasonCode.CELLS_STOPPED, {
+                                          "why": Reason(ReasonCode.CELLS_NODES, {"limit": 50000}), "cells": 7})}),
+     "dim_fun >= 12, U = 14; architecture (2, 2, 3, 1), D = 19; cell enumeration incomplete: more than 50000 nodes of "
+     "the sign tree; 7 cells found so far"),
+    (Reason(ReasonCode.FUNDIM_CELLS, {**CELLS, "rank": 12, "exact": False, "certified": False, "dense": False,
+                                      "dense_failure": [2, 1, ["-1/2", "0"]]}),
+     "dim_fun >= 12, U = 14; architecture (2, 2, 3, 1), D = 19; all 13 cells enumerated, but H_dense fails (neuron 2 "
+     "of hidden layer 2 is identically 0 on an open region near ['-1/2', '0']), so only the lower bound is proved "
+     "(docs/mathematics.md §9)"),
+    (Reason(ReasonCode.FUNDIM_CELLS, {**CELLS, "rank": 14, "dense": False}),
+     "dim_fun = 14 exactly = U; architecture (2, 2, 3, 1), D = 19; exact rank over Q at n0 + 1 points of each of the "
+     "13 cells; rank = U, so H_dense is not needed (docs/mathematics.md §9, Theorem 9.1)"),
+    (Reason(ReasonCode.CELLS_STOPPED, {"why": Reason(ReasonCode.CELLS_TIMEOUT, {"nodes": 812}), "cells": 3}),
+     "timeout after 812 nodes; 3 cells found so far"),
+    (Reason(ReasonCode.CELLS_STOPPED, {"why": Reason(ReasonCode.CELLS_TOO_MANY, {"limit": 5000}), "cells": 5000}),
+     "more than 5000 cells; 5000 cells found so far"),
+    (Reason(ReasonCode.LAYER_FLIP_FULL_RANK), "full-rank"),
     (Reason(ReasonCode.FLIP_METHODS_GAVE_UP, {"methods": [
         ["screen", Reason(ReasonCode.SCREEN_NOTHING)],
         ["rank", Reason(ReasonCode.RANK_DEPENDENT, {"km": 4, "n": 9})],
