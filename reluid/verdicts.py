@@ -23,9 +23,11 @@
   ``reluid audit --fail-on`` can fail a job on.
 * The names a certificate's evidence uses, which producers in
   :mod:`reluid.analysis` write and the checker and reports read: the witness
-  :class:`Mechanism`, the shallow :class:`Stratum`, the :class:`ReductionRule`, and how a fact was proved (:class:`FlipSetMethod`,
-  :class:`PatternMethod`, :class:`ConditionMethod`, :class:`PremiseMethod`, :class:`CoverMethod`,
-  :class:`PinningCase`, :class:`Frame`).  They live here rather than in
+  :class:`Mechanism`, the shallow :class:`Stratum`, the :class:`ReductionRule`, and how a fact was proved
+  (:class:`FlipSetMethod`, :class:`FlipSearchStep`, :class:`PatternMethod`, :class:`ConditionMethod`,
+  :class:`PremiseMethod`, :class:`CoverMethod`, :class:`PinningCase`, :class:`Frame`), and how an equivalence or an
+  alignment was decided
+  (:class:`EquivalenceMethod`, :class:`AlignMethod`).  They live here rather than in
   :mod:`reluid.certificates.schema` because analyses may not import
   certificate code; the schema re-exports them with the claim kinds and
   holds the map from a mechanism to the claim kind of its premise.
@@ -56,7 +58,8 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 __all__ = ["Name", "ExitCode", "Reason", "ReasonCode", "Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
-           "ReductionRule", "StopReason", "FlipSetMethod", "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
+           "ReductionRule", "StopReason", "FlipSetMethod", "FlipSearchStep", "EquivalenceMethod", "AlignMethod",
+           "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
 
 
 class Name(enum.StrEnum):
@@ -276,6 +279,36 @@ class FlipSetMethod(Name):
     Z3 = "z3"
 
 
+class FlipSearchStep(Name):
+    """The steps of the flip-set search that prove nothing themselves (``FlipSetResult.method`` and its stats)."""
+
+    SCREEN = "screen"                # the quick witness search (zero columns, opposite pairs)
+    RANK_PROFILE = "rank profile"    # the rank profile of U mod p, which lattice and enumerate use
+    NONE = "none"                    # no method decided
+
+
+class EquivalenceMethod(Name):
+    """How ``equal`` of an :class:`~reluid.analysis.shallow.function.Equivalence` was decided (docs/mathematics.md
+    §7)."""
+
+    FUNCTION_DATA = "function data"          # one hidden layer: kinks, linear part and constant (Theorems 3, 4)
+    ORBIT = "orbit"                          # the canonical forms align
+    FLOAT_SEARCH = "float search"            # float probes chose a point, exact evaluation decided
+    REGION_SPLIT = "region split"            # the joint activation regions, exactly
+    Z3_SEARCH = "z3 search"                  # z3 found the input, exact evaluation decided
+    REGION_FLOAT_SEARCH = "float search in the region"   # probes in a region the user gave
+    UNDECIDED = "undecided"
+
+
+class AlignMethod(Name):
+    """How :func:`~reluid.analysis.deep.align.align` matched the hidden layers."""
+
+    CANONICAL_ROWS = "canonical rows"
+    EXHAUSTIVE = "exhaustive search"
+    ORBIT_KEYS = "orbit keys of one hidden layer (Ramakrishnan 2026, §2.1)"
+    EXHAUSTIVE_TIES = "exhaustive search (tied neurons)"
+
+
 class FunDimMethod(Name):
     """How a functional-dimension claim is proved (its evidence's ``method``; the region rows of
     docs/mathematics.md §6.3 carry none)."""
@@ -377,6 +410,16 @@ class ReasonCode(Name):
     QUESTIONS_NOT_REFUTED = "questions-not-refuted"    # open questions the probes did not refute
     PROVER_NOT_USED = "prover-not-used"                # why: a mechanism was found, or the prover is disabled
     OUT_OF_TIME = "out-of-time"                        # why: the time budget was exhausted
+    LAYER_FLIP_SEARCH = "layer-flip-search"            # how a layer's 0/1 kernel vectors were searched (``status``)
+    LAYER_FLIP_FULL_RANK = "layer-flip-full-rank"      # the layer-flip vectors are independent: no flip set
+    LAYER_FLIP_EXHAUSTED = "layer-flip-exhausted"      # every 0/1 vector of the kernel's support was tried
+    LAYER_FLIP_EMPTY = "layer-flip-empty"              # not searched: an empty layer
+    LAYER_FLIP_SKIPPED = "layer-flip-skipped"          # not searched: the kernel's support exceeds ``limit``
+    FUNDIM_CELLS = "fundim-cells"                      # the exact functional dimension from the cells (§9)
+    CELLS_STOPPED = "cells-stopped"                    # the cell enumeration stopped (``why``), ``cells`` found
+    CELLS_NODES = "cells-nodes"                        # more than ``limit`` nodes of the sign tree
+    CELLS_TIMEOUT = "cells-timeout"                    # the time ran out after ``nodes`` nodes
+    CELLS_TOO_MANY = "cells-too-many"                  # more than ``limit`` cells
     # parts of a size limit or a time budget
     FUNDIM_MEMORY = "fundim-memory"                    # the functional dimension needs more memory than the cap
     LEFT_MECHANISM_DETECTION = "left-mechanism-detection"
@@ -395,6 +438,96 @@ class ReasonCode(Name):
     HYPOTHESIS_FAILS = "hypothesis-fails"              # one of H0–H4 fails
     THEOREM_W_FAILS = "theorem-w-fails"                # and Theorem W does not apply either
     FLIP_SEARCH_UNDECIDED = "flip-search-undecided"    # a theorem applies, the flip-set search is undecided
+    # why the flip-set search did not decide (reluid.analysis.shallow.flipsets)
+    FLIP_METHODS_GAVE_UP = "flip-methods-gave-up"      # every method tried gave up (``methods``: [name, why] pairs)
+    FLIP_TIMEOUT = "flip-timeout"                      # the time ran out in a method (``method``, ``detail``)
+    FLIP_RANK_DEFICIENT = "flip-rank-deficient"        # method rank: U has rank < n mod p
+    FLIP_LATTICE_TOO_LARGE = "flip-lattice-too-large"  # method lattice: n beyond LATTICE_MAX_N
+    FLIP_SEPARATION_SHARE = "flip-separation-share"    # separation stopped at its share of the time left
+    SEPARATION_ZERO_COLUMN = "separation-zero-column"  # a zero column u_i cannot be separated
+    SEPARATION_IMPOSSIBLE = "separation-impossible"    # the max-margin LP optimum is <= 0 (Gordan)
+    SEPARATION_NOT_FOUND = "separation-not-found"      # L-BFGS (and the LP, ``lp``) found no separating y
+    SEPARATION_ROUNDING = "separation-rounding"        # the rounded y does not separate exactly
+    SEPARATION_SPLIT_TOO_LARGE = "separation-split-too-large"  # the split would leave ``rest`` of ``n`` neurons
+    SEPARATION_SPLIT_UNKNOWN = "separation-split-unknown"      # no certificate for the neurons the split leaves
+    SCREEN_NOTHING = "screen-nothing"                  # the screen: no zero column and no opposite pair
+    RANK_DEPENDENT = "rank-dependent"                  # k·m < n: the columns of U are dependent
+    RANK_MINORS_VANISH = "rank-minors-vanish"          # the n × n minors tried vanish mod ``p``
+    LLL_NOT_ATTEMPTED = "lll-not-attempted"            # n beyond LATTICE_MAX_N
+    LATTICE_FULL_RANK = "lattice-full-rank"            # U has full column rank (the rank method applies)
+    LATTICE_HOPELESS = "lattice-hopeless"              # det(ker U ∩ Z^n)^(1/r) < √n: no basis meets the bound
+    LATTICE_KERNEL_TOO_LARGE = "lattice-kernel-too-large"  # the kernel of the sampled rows is larger than ker U
+    LATTICE_GRAM_SCHMIDT = "lattice-gram-schmidt"      # the Gram–Schmidt bound fails (no enumeration asked)
+    LATTICE_ENUM_LIMIT = "lattice-enum-limit"          # the ball's enumeration exceeds its node or point limit
+    LATTICE_CVP_INTEGER_CENTRE = "lattice-cvp-integer-centre"  # fplll's sign rule does not apply
+    LATTICE_CVP_NODES = "lattice-cvp-nodes"            # the estimated enumeration exceeds CVP_MAX_NODES
+    LATTICE_CVP_TIME = "lattice-cvp-time"              # the estimated enumeration exceeds the time left
+    LATTICE_CVP_POINTS = "lattice-cvp-points"          # the ball holds too many points, or took too many nodes
+    ENUMERATE_TOO_LARGE = "enumerate-too-large"        # the kernel mod p is beyond ENUMERATE_MAX_FREE
+    MITM_TOO_LARGE = "mitm-too-large"                  # n beyond MITM_MAX_N
+    RANK_PROFILE_MEMORY = "rank-profile-memory"        # the rank profile needs more memory than is left
+    RANK_PROFILE_TIME = "rank-profile-time"            # the rank profile needs more time than is left
+    # where a search was when its time ran out (the ``detail`` of a timeout)
+    AT_SIZE = "at-size"                                # n = …
+    AT_CANDIDATES = "at-candidates"                    # kernel dimension r, candidates left
+    AT_SUBSET_SUMS = "at-subset-sums"                  # meet in the middle: the subset sums built
+    AT_MATCHING = "at-matching"                        # meet in the middle: matching
+    AT_LLL = "at-lll"                                  # LLL in a dimension
+    AT_BKZ = "at-bkz"                                  # BKZ-``block`` in a dimension
+    AT_DIMENSION = "at-dimension"                      # an enumeration in a dimension
+    AT_ENUM_NODES = "at-enum-nodes"                    # ``nodes`` enumeration nodes in a dimension
+    AT_LBFGS = "at-lbfgs"                              # L-BFGS after ``evaluations``
+    AT_EXACT_CHECK = "at-exact-check"                  # the exact check of the rounded y
+    AT_FRANK_WOLFE = "at-frank-wolfe"                  # a Frank–Wolfe iteration (the box method of Theorem 4)
+    AT_MODP_POINTS = "at-modp-points"                  # 2^``free`` points mod ``p``
+    AT_ORIENTATIONS = "at-orientations"                # 2^``free`` orientations
+    NO_TIME_LEFT = "no-time-left"
+    Z3_TIME = "z3-time"                                # z3 not attempted: its formula needs more time than is left
+    Z3_MEMORY = "z3-memory"                            # z3 not attempted: its formula needs more memory than is left
+    Z3_NO_TIME = "z3-no-time"                          # no time left for the solver
+    Z3_UNSAT = "z3-unsat"                              # z3 answered unsat: not a certificate the checker re-verifies
+    Z3_UNKNOWN = "z3-unknown"                          # z3 answered unknown (``answer``: z3's own word)
+    Z3_SPURIOUS_ROW = "z3-spurious-row"                # z3's candidate violates an encoded row
+    Z3_SPURIOUS = "z3-spurious"                        # z3 kept returning spurious candidates
+    Z3_SAID = "z3-said"                                # z3 answered unknown (``answer``: its reason_unknown)
+    Z3_MODEL_NOT_RATIONAL = "z3-model-not-rational"    # z3's model has an irrational value (``error``)
+    Z3_MODEL_FAILED = "z3-model-failed"                # z3's model failed the exact re-evaluation
+    METHOD_ERROR = "method-error"                      # a method gave up on an arithmetic error (``error``)
+    # why a Farkas-tree proof of a premise did not finish (reluid.analysis.deep.farkas)
+    FARKAS_NODE_BUDGET = "farkas-node-budget"          # ``max_nodes`` visited, ``open`` nodes left
+    FARKAS_TIMEOUT = "farkas-timeout"                  # ``seconds`` ran out, ``open`` nodes left
+    FARKAS_INTERNAL = "farkas-internal"                # an internal inconsistency (``error``: its message)
+    # the state of an exact region enumeration (reluid.analysis.deep.regions)
+    REGIONS_NOT_RUN = "regions-not-run"
+    REGIONS_COMPLETE = "regions-complete"              # ``regions`` found with ``lps`` exact LPs
+    REGIONS_STOPPED = "regions-stopped"                # by ``max_regions``, or by the time limit when it is None
+    # how an alignment was decided (reluid.analysis.deep.align)
+    ALIGN_SAME_ORBIT = "align-same-orbit"              # found by ``method``; ``names`` of the two networks
+    ALIGN_DEPTHS = "align-depths"                      # different numbers of layer maps
+    ALIGN_WIDTHS = "align-widths"                      # a hidden layer of different widths
+    ALIGN_UNMATCHED = "align-unmatched"                # the first layer map whose canonical rows do not match
+    ALIGN_TIES_STOPPED = "align-ties-stopped"          # tied rows, and the exhaustive orbit search stopped
+    ALIGN_TIES_NO_ELEMENT = "align-ties-no-element"    # tied rows, and the exhaustive search finds no element
+    # how an equivalence was decided (reluid.analysis.deep.equivalence, reluid.analysis.shallow.function)
+    EQUIV_SAME_FUNCTION_DATA = "equiv-same-function-data"
+    EQUIV_FUNCTION_DATA_DIFFER = "equiv-function-data-differ"
+    EQUIV_SAME_ORBIT = "equiv-same-orbit"              # ``alignment``: the alignment's reason
+    EQUIV_DIFFERENT_ARCHITECTURES = "equiv-different-architectures"
+    EQUIV_FLOAT_SEARCH = "equiv-float-search"          # the outputs differ at a probe (``probes``, ``orbits``)
+    EQUIV_REGION_DIFFER = "equiv-region-differ"        # the affine maps differ on a joint region
+    EQUIV_REGION_AGREE = "equiv-region-agree"          # the affine maps agree on every joint region
+    EQUIV_Z3_FOUND = "equiv-z3-found"
+    EQUIV_REGION_FOUND = "equiv-region-found"          # a float search in the user's region found the input
+    EQUIV_UNDECIDED = "equiv-undecided"                # ``notes``: what each phase came to; ``orbits``
+    EQUIV_NO_PROBE_DIFFERENCE = "equiv-no-probe-difference"
+    EQUIV_REGION_SPLIT_STOPPED = "equiv-region-split-stopped"  # ``walk``: the region walk's reason
+    EQUIV_TOO_LARGE = "equiv-too-large"                # beyond the region split's limits
+    EQUIV_Z3_UNSAT = "equiv-z3-unsat"                  # z3's unsat, not an exact proof
+    EQUIV_Z3_UNKNOWN = "equiv-z3-unknown"              # ``answer``: why z3 gave no answer
+    EQUIV_NO_TIME_FOR_Z3 = "equiv-no-time-for-z3"
+    H4_MOVE_UNDECIDED = "h4-move-undecided"            # a dead-side translation (``neuron``, ``delta``) not decided
+    # an exact reduction stopped (reluid.analysis.reduction)
+    REDUCTION_STOPPED = "reduction-stopped"            # the time budget ran out; every step so far is exact
 
 
 def _json_value(v):
@@ -437,6 +570,14 @@ class Reason:
         code = self.code.value if isinstance(self.code, enum.Enum) else self.code
         object.__setattr__(self, "code", ReasonCode(code) if code in ReasonCode._value2member_map_ else code)
         object.__setattr__(self, "params", _json_value(self.params))
+
+    def __hash__(self) -> int:
+        """A reason is a value (results that hold one stay hashable): the hash of its code and parameters."""
+        def key(v):
+            if isinstance(v, Mapping):
+                return tuple(sorted((k, key(x)) for k, x in v.items()))     # keys are unique strings
+            return tuple(key(x) for x in v) if isinstance(v, tuple) else v
+        return hash((str(self.code), key(self.params)))
 
     def to_dict(self) -> dict:
         """``{"code": ..., "params": {...}}`` in plain dicts and lists (for JSON)."""

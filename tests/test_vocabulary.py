@@ -1,4 +1,4 @@
-"""One vocabulary: no module spells an enumerated name as a string literal.
+"""One vocabulary: no module spells an enumerated name as a string literal, and no analysis words a reason.
 
 ``reluid/verdicts.py`` and ``reluid/certificates/schema.py`` define every
 enumerated name (verdicts, outcomes, claim statuses, check states,
@@ -10,7 +10,7 @@ constant equal to a value of those enums outside the two defining modules.
 Values with a hyphen or a space (``"dead-neuron"``, ``"not re-verified"``)
 mean one thing only and are reported wherever they occur.  The values in
 :data:`ORDINARY` are also ordinary words or symbols of the package (``"x"``
-is a MathML identifier, ``"rank"`` a JSON field, ``"none"`` a CLI word), so
+is a MathML identifier, ``"rank"`` and ``"undecided"`` JSON fields, ``"none"`` a CLI word), so
 they are reported only where a string is used as a name: compared (``==``,
 ``in``), returned, given as a ``method=``/``frame=``/… argument or as the
 value of such a key in a dict display, or as keys of a dict display that
@@ -52,7 +52,7 @@ ORDINARY = frozenset({"a", "b", "u", "x", "none", "unknown", "found", "count", "
                       "identity", "orthant", "farkas", "empty", "generic", "proportional", "pattern", "verdict",
                       "information", "hidden", "invalid", "flip", "box", "verified", "failed", "rejected",
                       "witness", "separation", "enumerate", "exhaustive", "z3", "mitm", "constant", "dead",
-                      "merge"})
+                      "merge", "undecided", "orbit"})
 
 #: keys (of dict displays and keyword arguments) whose string values are names of a vocabulary
 NAME_KEYS = frozenset({"method", "frame", "mechanism", "kind", "status", "check", "outcome", "verdict", "role",
@@ -60,8 +60,6 @@ NAME_KEYS = frozenset({"method", "frame", "mechanism", "kind", "status", "check"
 
 #: (module, value): why the literal there is not the enum's name
 ALLOWED = {
-    ("analysis/shallow/flipsets/__init__.py", "none"): "FlipSetResult.method 'none': no method answered (a label "
-                                                       "of the search), not the outcome NONE",
     ("analysis/deep/farkas.py", "farkas"): "the LP status 'farkas' (closed rows infeasible), beside 'optimal' and "
                                            "'error': the solver's word, not the premise method",
     ("analysis/deep/strict.py", "farkas"): "solve_strict's result tag ('point' or 'farkas', a Farkas certificate), "
@@ -73,6 +71,8 @@ ALLOWED = {
     ("io/sklearn_adapter.py", "identity"): "scikit-learn's out_activation_ 'identity', not a premise method",
     ("report/html.py", "not re-verified"): "the badge text shown for CheckState.NOT_REVERIFIED (words, which "
                                            "happen to equal the state's name)",
+    ("certificates/reduction.py", "undecided"): "a key of the reduction certificate (the neurons kept), not the "
+                                                "equivalence method",
     ("certificates/build.py", "no-flip-set"): "a claim id (ids read like their kind, but name one claim)",
     ("certificates/build.py", "flip-set"): "a claim id (ids read like their kind, but name one claim)",
     ("certificates/build.py", "paper-condition"): "a claim id (ids read like their kind, but name one claim)",
@@ -178,12 +178,132 @@ def test_no_module_spells_a_vocabulary_as_a_string():
 
 def test_the_vocabularies_are_found():
     names = {v.__name__ for v in VOCABULARIES}
-    assert {"Verdict", "ClaimStatus", "CheckState", "Mechanism", "FlipSetMethod", "Frame", "ClaimKind"} <= names
+    assert {"Verdict", "Outcome", "ClaimStatus", "CheckState", "Mechanism", "FlipSetMethod", "FlipSearchStep",
+            "EquivalenceMethod", "AlignMethod", "PatternMethod", "PremiseMethod", "ReasonCode", "Frame",
+            "ClaimKind"} <= names
 
 
 def test_every_allowed_literal_is_still_there():
     found = {(m, v) for m, _, v in _package_offenders()}
     assert set(ALLOWED) <= found, f"stale entries of ALLOWED: {sorted(set(ALLOWED) - found)}"
+
+
+# ---- reasons are data: no analysis composes a reason in words ----
+
+#: producers: they return verdicts.Reason values, which only reluid/report/ turns into words
+PRODUCERS = ("analysis", "smt")
+#: keyword arguments, dict keys and variables that hold a reason or a part of one
+REASON_NAMES = frozenset({"reason", "detail", "why"})
+#: lists a producer collects reasons in
+REASON_LISTS = frozenset({"reasons", "notes", "undecided"})
+
+#: (module, function): why the words composed there are not a reason of an answer
+WORDS_ALLOWED = {
+    ("analysis/deep/fundim.py", "needs"): "FunDimResult.needs(), part of describe(), the line `reluid fundim` prints; "
+                                          "the result's reason is summary() (data), which reluid/report/reasons.py "
+                                          "words the same way (tests/analysis/deep/test_fundim.py compares them)",
+    ("analysis/deep/fundim.py", "upper_bound"): "the derivation of U (FunDimResult.upper_bound_reason, a note of the "
+                                                "reluid.fundim/1 JSON), not why an answer is unknown",
+}
+
+
+def _wordy(node) -> bool:
+    """Whether ``node`` builds words: a nonempty string, an f-string, a concatenation, a join, a describe()."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and bool(node.value)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return _wordy(node.left) or _wordy(node.right)
+    if isinstance(node, ast.IfExp):
+        return _wordy(node.body) or _wordy(node.orelse)
+    if isinstance(node, ast.Lambda):
+        return _wordy(node.body)
+    return isinstance(node, ast.Call) and getattr(node.func, "attr", None) in ("join", "format", "describe")
+
+
+def _called(func) -> str:
+    return getattr(func, "attr", getattr(func, "id", ""))
+
+
+def _reason_slots(node):
+    """The expressions at ``node`` that hold a reason: reason=/detail=/why= arguments and dict values, the
+    argument of gave_up(), the detail of SearchTimeout() and Clock.check(), what is appended to a list of
+    reasons, what is assigned to reason / why, and any describe() inside a Reason(...)."""
+    if isinstance(node, ast.Call):
+        yield from (k.value for k in node.keywords if k.arg in REASON_NAMES)
+        name = _called(node.func)
+        if name == "gave_up" and node.args:
+            yield node.args[0]
+        if name in ("SearchTimeout", "check") and len(node.args) >= 2:
+            yield node.args[1]
+        if name == "append" and node.args and _called(getattr(node.func, "value", None)) in REASON_LISTS:
+            arg = node.args[0]
+            yield arg.elts[-1] if isinstance(arg, (ast.Tuple, ast.List)) and arg.elts else arg   # (…, why)
+        if name == "Reason":
+            yield from (c for c in ast.walk(node) if isinstance(c, ast.Call) and _called(c.func) == "describe")
+    elif isinstance(node, ast.Dict):
+        yield from (v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant) and k.value in REASON_NAMES)
+    elif isinstance(node, ast.Assign):
+        for t in node.targets:
+            pairs = zip(t.elts, node.value.elts) if isinstance(t, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                else [(t, node.value)]
+            yield from (v for t2, v in pairs if _called(t2) in REASON_NAMES)
+
+
+def worded_reasons(source: str, module: str = "<source>") -> list[tuple[str, str, int]]:
+    """(module, enclosing function, line) for every reason ``source`` composes in words."""
+    out = []
+
+    def visit(node, function):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            function = node.name
+        out.extend((module, function, v.lineno) for v in _reason_slots(node) if _wordy(v))
+        for child in ast.iter_child_nodes(node):
+            visit(child, function)
+
+    visit(ast.parse(source), "<module>")
+    return sorted(set(out))
+
+
+REASON_PLANTED = [
+    ('return Answer(Outcome.UNKNOWN, reason=f"node budget of {n} exhausted")\n', 1),
+    ('reasons.append(f"z3: {no.describe()}")\n', 1),
+    ('reasons.append([FlipSetMethod.Z3, no.reason()])\n', 0),
+    ('undecided.append((l, i, "time budget exhausted"))\n', 1),
+    ('Reason(ReasonCode.FUNDIM, {"architecture": a, "detail": fd.describe()})\n', 1),
+    ('Reason(ReasonCode.FUNDIM, fd.summary().params)\n', 0),
+    ('self.reason = "not run"\n', 1),
+    ('self.complete, self.reason = True, f"{k} regions"\n', 1),
+    ('return gave_up("no zero column and no opposite pair")\n', 1),
+    ('clock.check(FlipSetMethod.MITM, lambda: f"n = {n}, matching")\n', 1),
+    ('clock.check(FlipSetMethod.MITM, lambda: Reason(ReasonCode.AT_MATCHING, {"n": n}))\n', 0),
+    ('raise SearchTimeout("rank profile", "n = " + str(n))\n', 1),
+    ('notes.append("; ".join(parts))\n', 1),
+    ('eq = Equivalence(None, method=EquivalenceMethod.UNDECIDED, reason=Reason(ReasonCode.EQUIV_UNDECIDED))\n', 0),
+    ('message = f"timeout after {t} s"\nlog(message)\n', 0),
+]
+
+
+@pytest.mark.parametrize("source,expected", REASON_PLANTED)
+def test_the_reason_detector_finds_planted_words(source, expected):
+    assert len(worded_reasons(source)) == expected
+
+
+def _producer_words():
+    for path in sorted(p for part in PRODUCERS for p in (PACKAGE / part).rglob("*.py")):
+        yield from worded_reasons(path.read_text(encoding="utf-8"), path.relative_to(PACKAGE).as_posix())
+
+
+def test_no_producer_composes_a_reason_in_words():
+    """Analyses return verdicts.Reason (a ReasonCode and JSON parameters); reluid/report/reasons.py words them."""
+    bad = [f"{m}:{line} (in {fn})" for m, fn, line in _producer_words() if (m, fn) not in WORDS_ALLOWED]
+    assert not bad, "reasons composed in words (return a verdicts.Reason instead):\n" + "\n".join(bad)
+
+
+def test_every_allowed_wording_is_still_there():
+    found = {(m, fn) for m, fn, _ in _producer_words()}
+    assert set(WORDS_ALLOWED) <= found, f"stale entries of WORDS_ALLOWED: {sorted(set(WORDS_ALLOWED) - found)}"
 
 
 # ---- exit codes: every command returns a member of verdicts.ExitCode ----

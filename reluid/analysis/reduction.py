@@ -44,7 +44,7 @@ from reluid.budget import MIN_SECONDS
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
 from reluid.model.rational import primitive_ray
-from reluid.verdicts import Outcome, PremiseMethod, ReductionRule
+from reluid.verdicts import Outcome, PremiseMethod, Reason, ReasonCode, ReductionRule
 
 __all__ = ["RULES", "ReductionStep", "Reduction", "reduce_network", "is_reduced"]
 
@@ -78,13 +78,15 @@ class Reduction:
     """What :func:`reduce_network` did: the reduced network and the steps from θ to it.
 
     ``undecided`` lists the dead-neuron questions left open (prover budget or
-    time): those neurons were kept, so the reduction may not be complete.
+    time): those neurons were kept, so the reduction may not be complete.  Each
+    entry is (layer, neuron, why) with ``why`` a :class:`~reluid.verdicts.Reason`
+    (layer 0: the reduction itself stopped).
     """
 
     original: Network
     reduced: Network
     steps: tuple[ReductionStep, ...]
-    undecided: tuple[tuple[int, int, str], ...] = ()
+    undecided: tuple[tuple[int, int, Reason], ...] = ()
     prover_queries: int = 0
     seconds: float = 0.0
 
@@ -279,7 +281,7 @@ def reduce_network(net: Network, *, timeout: float | None = 60.0, seed: int = 0,
     rays_of: dict = {}
     while True:
         if deadline is not None and time.monotonic() > deadline:
-            undecided.append((0, -1, "time budget exhausted: the reduction stopped (every step so far is exact)"))
+            undecided.append((0, -1, Reason(ReasonCode.REDUCTION_STOPPED)))
             break
         got = _identity_step(cur, rays_of)
         if got is None:
@@ -300,7 +302,7 @@ def reduce_network(net: Network, *, timeout: float | None = 60.0, seed: int = 0,
                         continue
                     left = None if deadline is None else deadline - time.monotonic()
                     if left is not None and left <= MIN_SECONDS:
-                        undecided.append((l, key[1], "time budget exhausted"))
+                        undecided.append((l, key[1], Reason(ReasonCode.OUT_OF_TIME)))
                         continue
                     from reluid.analysis.deep.farkas import Condition, prove_no_input
 
@@ -311,7 +313,7 @@ def reduce_network(net: Network, *, timeout: float | None = 60.0, seed: int = 0,
                         got = (DEAD, l, i, None, None, None, {"tree": res.evidence})
                         break
                     if res.outcome is Outcome.UNKNOWN:
-                        undecided.append((l, key[1], res.reason or "unknown"))
+                        undecided.append((l, key[1], res.reason))
                 if got is not None:
                     break
             if got is None:

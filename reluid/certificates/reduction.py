@@ -17,7 +17,7 @@ Layout::
                {"step": 2, "rule": "merge", "layer": 1, "neuron": 3, "into": 1, "factor": "p/q", "result": "..."},
                {"step": 3, "rule": "constant", "layer": 1, "neuron": 2, "value": "p/q", "result": "..."},
                {"step": 4, "rule": "zero-outgoing", "layer": 3, "neuron": 5, "result": "..."}],
-     "undecided": [{"layer": 2, "neuron": 4, "reason": "..."}],     # informational: neurons kept
+     "undecided": [{"layer": 2, "neuron": 4, "reason": {"code": "...", "params": {...}}}],  # informational: kept
      "producer": {"reluid": "..."}}                                 # informational
 """
 
@@ -27,6 +27,7 @@ import json
 
 from reluid.model.jsondata import thaw
 from reluid.model.rational import format_rational
+from reluid.verdicts import Reason
 
 __all__ = ["FORMAT", "STATEMENT", "CONVENTION", "reduction_document", "generate_reduction_json",
            "write_reduction"]
@@ -72,10 +73,15 @@ def reduction_document(reduction, *, original_name: str | None = None, reduced_f
     doc = {"format": FORMAT, "statement": STATEMENT, "convention": CONVENTION, "original": o, "reduced": r,
            "steps": [_step(n, s) for n, s in enumerate(reduction.steps, 1)]}
     if reduction.undecided:
-        doc["undecided"] = [{"layer": l, "neuron": i, "reason": why} if l > 0 else {"reason": why}
+        doc["undecided"] = [{"layer": l, "neuron": i, "reason": _data(why)} if l > 0 else {"reason": _data(why)}
                             for l, i, why in reduction.undecided]
     doc["producer"] = {"reluid": __version__, "prover_queries": reduction.prover_queries}
     return doc
+
+
+def _data(why):
+    """A reason as its ``{"code", "params"}`` data (words, from an older producer, as they stand)."""
+    return why.to_dict() if isinstance(why, Reason) else why
 
 
 def generate_reduction_json(doc: dict) -> str:

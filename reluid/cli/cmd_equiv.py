@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reluid.cli.common import add_input_options, load_network, positive_float
-from reluid.verdicts import ExitCode
+from reluid.verdicts import EquivalenceMethod, ExitCode, Reason, ReasonCode
 
 NAME = "equiv"
 HELP = "decide whether two networks compute the same function (any depth)"
@@ -96,9 +96,9 @@ def run(args, stdout, stderr) -> ExitCode:
         from dataclasses import replace
 
         d = found.found            # the region search decided it: an exact distinguishing input
-        eq = replace(eq, equal=False, input=d.input, outputs=d.outputs, method="float search in the region",
-                     reason=f"the exact outputs differ at an input found in {describe_region(found.region)}; "
-                            f"before it: {eq.reason}")
+        eq = replace(eq, equal=False, input=d.input, outputs=d.outputs, method=EquivalenceMethod.REGION_FLOAT_SEARCH,
+                     reason=Reason(ReasonCode.EQUIV_REGION_FOUND, {"region": describe_region(found.region),
+                                                                   "before": eq.reason}))
         difference = d
     if args.format == "json":
         stdout.write(generate_equivalence_json(eq, args.net1, args.net2, difference, found))

@@ -62,10 +62,10 @@ def run(args, stdout, stderr) -> ExitCode:
             import json
 
             from reluid.api import exact_functional_dimension
-            from reluid.report.fundim import cells_fundim_dict
+            from reluid.report.fundim import cells_fundim_dict, describe_cells
 
             c = exact_functional_dimension(net)
-            stdout.write(f"{args.network}: {c.describe()}\n")
+            stdout.write(f"{args.network}: {describe_cells(c)}\n")
             if args.json:
                 write_text(args.json, json.dumps(cells_fundim_dict(c), indent=1) + "\n")
             return ExitCode.OK if c.exact and c.certified else ExitCode.UNKNOWN

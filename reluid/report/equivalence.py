@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from reluid.model.symmetry import GroupElement
 from reluid.report.certificate import fmt_q, fmt_vec
+from reluid.report.reasons import note
+from reluid.verdicts import EquivalenceMethod
 
 __all__ = ["generate_equivalence", "generate_equivalence_json", "generate_difference", "generate_region_search",
            "describe_region",
@@ -105,7 +107,7 @@ def generate_equivalence(eq, name1: str, name2: str, depth: int | None = None, d
     legend = [f"{l1} = {name1}, {l2} = {name2}"] if labels else []
     tail = [] if region is None else generate_region_search(region, l1, l2)
     if eq.equal is None:
-        return "\n".join(["unknown: functional equality not decided", f"reason: {eq.reason}"]
+        return "\n".join(["unknown: functional equality not decided", f"reason: {note(eq.reason)}"]
                          + (legend if tail else []) + tail) + "\n"
     if eq.equal:
         lines = ["equal functions"]
@@ -118,21 +120,21 @@ def generate_equivalence(eq, name1: str, name2: str, depth: int | None = None, d
             lines += [_element_line(f"  hidden layer {l}", g) for l, g in enumerate(eq.orbit, 1)]
         elif eq.same_orbit is None:
             lines.append("orbit relation not decided (tied neurons: the exhaustive search ran out)")
-        elif isinstance(eq.orbit, GroupElement) or eq.method == "function data":
+        elif isinstance(eq.orbit, GroupElement) or eq.method == EquivalenceMethod.FUNCTION_DATA:
             lines.append("different H_n-orbits: a hidden symmetry relates them")
         else:
             where = _where(eq.first_difference, depth)
             lines.append("different orbits: a hidden symmetry relates them"
                          + (f" (the canonical rows first differ in {where})" if where else ""))
-        if eq.method not in ("function data", "orbit"):
-            lines.append(f"decided by the {eq.method}: {eq.reason}")
+        if eq.method not in (EquivalenceMethod.FUNCTION_DATA, EquivalenceMethod.ORBIT):
+            lines.append(f"decided by the {eq.method}: {note(eq.reason)}")
         return "\n".join(lines) + "\n"
     if difference is not None:
         lines = ["different functions"] + legend + generate_difference(difference, l1, l2)
     else:
         lines = ["different functions", f"x = {fmt_vec(eq.input)}", f"{name1}(x) = {fmt_vec(eq.outputs[0])}",
                  f"{name2}(x) = {fmt_vec(eq.outputs[1])}"]
-    if eq.method != "function data":
+    if eq.method != EquivalenceMethod.FUNCTION_DATA:
         where = _where(eq.first_difference, depth)
         lines.append(f"found by the {eq.method}, decided by exact evaluation"
                      + (f"; the canonical rows first differ in {where}" if where else ""))
@@ -179,7 +181,7 @@ def generate_equivalence_json(eq, name1: str, name2: str, difference=None, regio
         orbit = [{"layer": l, "perm": list(g.perm), "scale": [fmt_q(s) for s in g.scale]}
                  for l, g in enumerate(elements, 1)]
     doc = {"format": "reluid.equivalence/1", "net1": name1, "net2": name2, "equal": eq.equal,
-           "method": eq.method, "reason": eq.reason, "same_orbit": eq.same_orbit,
+           "method": eq.method, "reason": note(eq.reason), "same_orbit": eq.same_orbit,
            "first_difference": eq.first_difference, "orbit": orbit,
            "scale_definition": SCALE_DEFINITION,
            "difference": None if difference is None else _difference_json(difference),
@@ -203,13 +205,13 @@ def generate_alignment(al, reference: str, other: str, output: str | None = None
                          f"{other})")
         return "\n".join(lines) + "\n"
     if al.same_orbit is None:
-        return f"unknown: whether {other} is in the orbit of {reference} was not decided\nreason: {al.reason}\n"
+        return f"unknown: whether {other} is in the orbit of {reference} was not decided\nreason: {note(al.reason)}\n"
     lines = [f"{other} is not in the orbit of {reference}" + ("; nothing written" if nothing_written else "")]
     where = _where(al.first_difference, depth)
     if where:
         lines.append(f"first difference: {where} ({al.unmatched} row{'s' if al.unmatched != 1 else ''} without a "
                      "partner)")
-    lines.append(f"reason: {al.reason}")
+    lines.append(f"reason: {note(al.reason)}")
     if hint:
         lines.append("(--nearest measures how far apart they are after the best alignment by weight matching)")
     return "\n".join(lines) + "\n"
@@ -245,7 +247,7 @@ def generate_alignment_json(al, reference: str, other: str, *, nearest=None, out
     import json
 
     doc = {"format": "reluid.align/1", "reference": reference, "other": other, "same_orbit": al.same_orbit,
-           "first_difference": al.first_difference, "reason": al.reason,
+           "first_difference": al.first_difference, "reason": note(al.reason),
            "elements": _elements_json(al.elements) if al.same_orbit else None,
            "output": output, "float_type": float_type, "certificate": certificate, "nearest": None}
     if nearest is not None:

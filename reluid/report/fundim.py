@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 from reluid.model.rational import format_rational
+from reluid.report.reasons import note, sentence
 
-__all__ = ["FUNDIM_FORMAT", "fundim_dict", "generate_fundim_json", "generate_fundim_text", "cells_fundim_dict"]
+__all__ = ["FUNDIM_FORMAT", "fundim_dict", "generate_fundim_json", "generate_fundim_text", "cells_fundim_dict",
+           "describe_cells"]
 
 FUNDIM_FORMAT = "reluid.fundim/1"
 
@@ -37,9 +39,15 @@ def generate_fundim_text(r, name: str) -> str:
     return text
 
 
+def describe_cells(r) -> str:
+    """A :class:`~reluid.analysis.deep.cells.CellsFunDim` in one line (``reluid fundim --exact-cells``)."""
+    return sentence(r.summary())
+
+
 def cells_fundim_dict(r) -> dict:
     """A :class:`~reluid.analysis.deep.cells.CellsFunDim` (exact, from the cells) as JSON-ready data."""
     return {"format": FUNDIM_FORMAT, "method": "cells", "architecture": list(r.architecture), "n_params": r.n_params,
             "upper_bound": r.upper_bound, "rank": r.rank, "exact": r.exact, "cells": r.cells,
-            "complete": r.complete, "dense": r.dense, "reason": r.reason, "description": r.describe(),
+            "complete": r.complete, "dense": r.dense, "reason": None if r.reason is None else note(r.reason),
+            "description": describe_cells(r),
             "points": [[format_rational(v) for v in x] for x in r.points]}

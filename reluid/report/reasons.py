@@ -16,7 +16,7 @@ parameters are still sentences written by the analysis that produced them (a
 flip-set search's ``detail``, the functional dimension's ``detail``, an
 undecided question and why); they are shown as they stand.
 
->>> from reluid.verdicts import Reason, ReasonCode
+>>> from reluid.verdicts import AlignMethod, Reason, ReasonCode, StopReason
 >>> r = Reason(ReasonCode.FUNDIM_MEMORY, {"estimate_gb": 12.5, "cap_gb": 4})
 >>> sentences([Reason(ReasonCode.SIZE_LIMIT, {"limits": [r]})])[0][:66]
 'Size limit: functional dimension not attempted: it needs about 12 '
@@ -26,10 +26,11 @@ undecided question and why); they are shown as they stand.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 
-from reluid.verdicts import Reason, ReasonCode
+from reluid.verdicts import AlignMethod, Reason, ReasonCode, StopReason
 
 __all__ = ["sentence", "sentences", "text", "short", "facts", "note", "certificate_reasons", "THEOREM_8_2"]
 
@@ -79,7 +80,7 @@ def _mechanism_summary(p) -> list[str]:
              f"{p['inactive']} inactivity witnesses, {p['coactive']} co-activity witnesses)"]
     if p["no_flip_layers"]:
         parts.append(f"no layer flip in hidden layers {_ints(p['no_flip_layers'])} (exact rank)")
-    parts += [f"layer {l} flip search: {how}" for l, how in p["flip_search"]]
+    parts += [f"layer {l} flip search: {_part(how)}" for l, how in p["flip_search"]]
     parts.append(f"{p['prover_queries']} premise question(s) given to the Farkas-tree prover")
     if p["undecided"]:
         parts.append(f"{p['undecided']} question(s) undecided")
@@ -94,6 +95,117 @@ def _pow2(n) -> int:
 
 def _hypothesis(p) -> str:
     return "; ".join((p["detail"], *p["notes"]))
+
+
+def _num(v) -> str:
+    """A number of seconds a caller gave: an integer as one, else as the float it was."""
+    q = Fraction(v)
+    return str(q.numerator) if q.denominator == 1 else str(float(q))
+
+
+def _needs(p) -> str:
+    """What a functional dimension not attempted would need (``estimate_s``, ``estimate_gb``, ``cap_gb``)."""
+    if "needs" in p:                     # a certificate written before these were data
+        return str(p["needs"])
+    est = f"{_float(p['estimate_s']):.0f} s" if p["estimate_s"] is not None else "unknown time"
+    mem, cap = _float(p["estimate_gb"]), _float(p["cap_gb"])
+    why = (f"about {mem:.1f} GB of memory, more than the {cap:.1f} GB left under the memory cap" if mem > cap
+           else "more than the time budget left")
+    return f"it needs an estimated {est} of CPU time and {why}"
+
+
+def _fundim(p) -> str:
+    """A functional-dimension result (``FunDimResult.summary``) in words, as ``FunDimResult.describe`` says it."""
+    arch, stop = _arch(p["architecture"]), p["stop"]
+    if stop == StopReason.NOT_ATTEMPTED:
+        return (f"functional dimension not attempted: {_needs(p)}; U = {p['upper_bound']}; architecture {arch}, "
+                f"D = {p['n_params']}")
+    rank, U = p["rank"], p["upper_bound"]
+    if p["certified"] and p["by_theorem_a3"]:
+        head = (f"dim_fun = {rank} = U (certified by Theorem A3: a block-triangular Jacobian of rank D - N "
+                f"at {p['points']} generic points)")
+    elif p["certified"]:
+        head = f"dim_fun = {rank} = U (certified)"
+    elif stop == StopReason.RANK_STALLED:
+        head = (f"dim_fun >= {rank} (certified lower bound), U = {U}, gap {U - rank}: rank "
+                f"stalled at {rank} after {p['stall_rounds']} rounds ({p['stall_regions']} activation "
+                "regions) that added nothing, so the gap is likely real (a measurement, not a proof; more time "
+                "is unlikely to help); a gap is evidence of hidden symmetries at parameters arbitrarily close "
+                "to θ (Lemma F.6), not a proof")
+    elif stop == StopReason.MEMORY_CAP:
+        head = (f"dim_fun >= {rank} (certified lower bound so far), U = {U}: stopped "
+                "before the next block, the process holding most of the memory cap (--memory-gb)")
+    elif p["complete"]:
+        head = (f"dim_fun >= {rank} (certified lower bound), U = {U}, gap {U - rank}: "
+                "evidence of hidden symmetries at parameters arbitrarily close to θ (Lemma F.6; θ itself may "
+                "have none), not a proof")
+    else:
+        est = f"; the whole computation needs about {_float(p['estimate_s']):.0f} s" if p["estimate_s"] else ""
+        head = f"dim_fun >= {rank} (certified lower bound so far), U = {U}: stopped by the time budget{est}"
+    return (f"{head}; architecture {arch}, D = {p['n_params']}, {p['points']} witness points (one per "
+            f"activation region), rank mod p = {p['prime']}, {p['smooth']}/{p['sampled']} generic sample "
+            f"points in {p['regions']} activation regions, {p['rows']} region rows examined"
+            + (" (stopped at U)" if p["stopped_early"] else ""))
+
+
+def _cells(p) -> str:
+    """The exact functional dimension from the cells (docs/mathematics.md §9, Theorem 9.1)."""
+    rank, U = p["rank"], p["upper_bound"]
+    if p["exact"]:
+        head = f"dim_fun = {rank} exactly" + (" = U" if p["certified"] else f" < U = {U}")
+        why = (f"exact rank over Q at n0 + 1 points of each of the {p['cells']} cells; "
+               + ("H_dense holds" if p["dense"] else "rank = U, so H_dense is not needed")
+               + " (docs/mathematics.md §9, Theorem 9.1)")
+    else:
+        head = f"dim_fun >= {rank}, U = {U}"
+        if not p["complete"]:
+            why = f"cell enumeration incomplete: {_part(p['stopped'])}"
+        else:
+            layer, neuron, point = p["dense_failure"]
+            why = (f"all {p['cells']} cells enumerated, but H_dense fails (neuron {neuron + 1} of hidden layer "
+                   f"{layer} is identically 0 on an open region near {[str(v) for v in point]}), so only the lower "
+                   "bound is proved (docs/mathematics.md §9)")
+    return f"{head}; architecture {_arch(p['architecture'])}, D = {p['n_params']}; {why}"
+
+
+def _regime(p) -> str:
+    """The regime of a wide flip-set problem: n/km and Wendel's chance that separation works there."""
+    if p["separable"] is None:
+        return ""
+    n, km = p["n"], p["km"]
+    return (f"; regime n/km = {n / km:.2f}: random columns are separable with probability "
+            f"{_float(p['separable']):.2g} (Wendel), and the kernel of U has dimension at least {n - km}")
+
+
+def _z3_refusal(p, memory: bool) -> str:
+    """z3 not attempted: its formula needs more time (``z3-time``) or memory (``z3-memory``) than is left."""
+    n, km, rows = p["n"], p["km"], p["rows"]
+    size = f"a formula of {rows} rows × {n} neurons ({rows * n:,} terms)"
+    if memory:
+        why = (f"needs about {_float(p['gb_needed']):.1f} GB, more than the {_float(p['gb_left']):.1f} GB left under "
+               "the memory cap")
+    else:
+        left = "unbounded" if p["seconds_left"] is None else f"{_float(p['seconds_left']):.1f} s"
+        why = f"needs about {_float(p['seconds_needed']):.0f} s to build and search once, more than the {left} left"
+    kern = f", kernel of U of dimension {p['kernel_dim']}" if p["kernel_dim"] is not None else ""
+    return (f"z3 not attempted: {size} {why}; regime n/km = {n / max(1, km):.2f} (n = {n}, km = {km}{kern}): past "
+            "n/km ≈ 2 random columns are not separable, and the kernel is too large to enumerate")
+
+
+def _same_orbit(p) -> str:
+    other, reference = p.get("names") or ("other", "reference")
+    how = ("the canonical forms agree layer by layer" if p["method"] == AlignMethod.CANONICAL_ROWS
+           else f"the {p['method']} finds g")
+    return f"{how}; act_layers(g, {other}) == {reference} exactly"
+
+
+def _orbits(p) -> str:
+    return f"orbits: {_part(p['orbits'])}"
+
+
+def _layer_name(layer, depth) -> str:
+    return "the output layer" if layer == depth else f"hidden layer {layer}"
+
 
 
 _WORDS = {
@@ -120,7 +232,7 @@ _WORDS = {
                                            else "prover disabled"),
     ReasonCode.OUT_OF_TIME: lambda p: "time budget exhausted",
     ReasonCode.TWO_HIDDEN_LAYERS: lambda p: f"Two hidden layers: {sentence(p['theorem'])}",
-    ReasonCode.FUNDIM: lambda p: f"Functional dimension: {p['detail']}",
+    ReasonCode.FUNDIM: lambda p: "Functional dimension: " + (p["detail"] if "detail" in p else _fundim(p)),
     ReasonCode.LOCALLY_IDENTIFIABLE: lambda p: (
         "θ is locally identifiable (Theorem A1, docs/mathematics.md §6): near θ every parameter with the same "
         "function is a positive rescaling of θ; this does not exclude hidden symmetries far from θ, and no complete "
@@ -130,7 +242,7 @@ _WORDS = {
     ReasonCode.SIZE_LIMIT: lambda p: "Size limit: " + "; ".join(_part(x) for x in p["limits"]),
     ReasonCode.TIME_BUDGET: lambda p: (f"Time budget: {'the ' + _budget(p) + ' ran out' if p['ran_out'] else _budget(p)}"
                                        f": done: {', '.join(p['done'])}; left: {'; '.join(_part(x) for x in p['left'])}"),
-    ReasonCode.FLIP_SET_SEARCH_UNKNOWN: lambda p: f"flip-set search gave no answer: {p['detail']}",
+    ReasonCode.FLIP_SET_SEARCH_UNKNOWN: lambda p: f"flip-set search gave no answer: {_part(p['detail'])}",
     ReasonCode.PATTERNS_UNKNOWN: lambda p: f"realisation patterns: {_part(p['search'])}",
     ReasonCode.PATTERN_CASE_LIMIT: lambda p: (f"{p['cases']} cases (P, q) exceed the limit {p['limit']} (s = "
                                               f"{p['classes']} classes, p = {p['pairs']} pairs)"),
@@ -140,7 +252,7 @@ _WORDS = {
         + f": {p['left']} of {p['cases']} cases left"),
     ReasonCode.PATTERN_OWN_CASE: lambda p: (
         f"own case: the flip-set problem of the {p['singles']} single neurons modulo the pairs was not decided with "
-        f"a checkable certificate ({p['search']})"),
+        f"a checkable certificate ({_part(p['search'])})"),
     ReasonCode.PATTERN_ENUMERATION_LIMIT: lambda p: (
         f"case P = {_classes(p['P'])}, q = {p['q']}: 2^{p['orientations']} orientations exceed the enumeration limit "
         f"2^{p['limit']}"),
@@ -158,7 +270,7 @@ _WORDS = {
     ReasonCode.LEFT_MECHANISM_DETECTION: lambda p: ("part of mechanism detection ("
                                                     + "; ".join(_part(q) for q in p["questions"]) + ")"),
     ReasonCode.LEFT_WITNESS_CONSTRUCTION: lambda p: f"witness construction for {p['mechanisms']} mechanism(s)",
-    ReasonCode.LEFT_FUNDIM_NOT_STARTED: lambda p: f"functional dimension (not started: {p['needs']})",
+    ReasonCode.LEFT_FUNDIM_NOT_STARTED: lambda p: f"functional dimension (not started: {_needs(p)})",
     ReasonCode.LEFT_FUNDIM_PARTIAL: lambda p: (
         f"functional dimension (rank {p['rank']} of U = {p['upper_bound']} certified so far; the whole computation "
         f"needs about {_float(p['estimate_s']):.0f} s)"),
@@ -177,7 +289,148 @@ _WORDS = {
                                            f"({p['detail']})"),
     ReasonCode.FLIP_SEARCH_UNDECIDED: lambda p: (
         ("the hypotheses of Theorem W hold" if p["theorem_w"] else f"H0–H4 hold ({THEOREM_8_2})")
-        + ", but the flip-set search is undecided: " + "; ".join(f"layer {l}: {why}" for l, why in p["layers"])),
+        + ", but the flip-set search is undecided: " + "; ".join(f"layer {l}: {_part(why)}" for l, why in p["layers"])),
+    ReasonCode.LAYER_FLIP_SEARCH: lambda p: f"{_part(p['status'])}; {p['sets']} minimal flip set(s)",
+    ReasonCode.LAYER_FLIP_FULL_RANK: lambda p: "full-rank",
+    ReasonCode.LAYER_FLIP_EXHAUSTED: lambda p: "exhausted",
+    ReasonCode.LAYER_FLIP_EMPTY: lambda p: "skipped: empty layer",
+    ReasonCode.LAYER_FLIP_SKIPPED: lambda p: f"skipped: kernel support of {p['support']} neurons exceeds {p['limit']}",
+    ReasonCode.FUNDIM_CELLS: _cells,
+    ReasonCode.CELLS_STOPPED: lambda p: f"{_part(p['why'])}; {p['cells']} cells found so far",
+    ReasonCode.CELLS_NODES: lambda p: f"more than {p['limit']} nodes of the sign tree",
+    ReasonCode.CELLS_TIMEOUT: lambda p: f"timeout after {p['nodes']} nodes",
+    ReasonCode.CELLS_TOO_MANY: lambda p: f"more than {p['limit']} cells",
+    # the flip-set search (reluid.analysis.shallow.flipsets)
+    ReasonCode.FLIP_METHODS_GAVE_UP: lambda p: ("; ".join(f"{m}: {_part(why)}" for m, why in p["methods"])
+                                                or "no method applies"),
+    ReasonCode.FLIP_TIMEOUT: lambda p: f"timeout in {p['method']} ({_part(p['detail'])}){_regime(p)}",
+    ReasonCode.FLIP_RANK_DEFICIENT: lambda p: f"U has rank {p['rank']} < n = {p['n']} mod {p['p']}",
+    ReasonCode.FLIP_LATTICE_TOO_LARGE: lambda p: f"n = {p['n']} > {p['limit']}",
+    ReasonCode.FLIP_SEPARATION_SHARE: lambda p: (
+        f"stopped at its share ({_float(p['share']):.0%}) of the time left ({_part(p['detail'])}): at n/km = "
+        f"{p['n'] / p['km']:.2f} random columns are separable with probability {_float(p['separable']):.2g} (Wendel)"),
+    ReasonCode.SEPARATION_ZERO_COLUMN: lambda p: "a zero column u_i (m_i = 0 or a_i = 0) cannot be separated",
+    ReasonCode.SEPARATION_IMPOSSIBLE: lambda p: (
+        f"not separable: the max-margin LP optimum is {_float(p['optimum']):.2g} ≤ 0, so (Gordan) some nonzero "
+        "x ≥ 0 has Ux = 0"),
+    ReasonCode.SEPARATION_NOT_FOUND: lambda p: (("L-BFGS and the HiGHS max-margin LP" if p["lp"] else "L-BFGS")
+                                                + " found no y with yᵀu_i > 0 for every i"),
+    ReasonCode.SEPARATION_ROUNDING: lambda p: "the rounded y does not separate exactly",
+    ReasonCode.SEPARATION_SPLIT_TOO_LARGE: lambda p: (f"{_part(p['why'])}; the split would leave {p['rest']} of the "
+                                                      f"{p['n']} neurons"),
+    ReasonCode.SEPARATION_SPLIT_UNKNOWN: lambda p: (
+        f"{_part(p['why'])}; no certificate for the {p['rest']} neurons the split leaves ({_part(p['sub'])})"),
+    ReasonCode.Z3_TIME: lambda p: _z3_refusal(p, memory=False),
+    ReasonCode.Z3_MEMORY: lambda p: _z3_refusal(p, memory=True),
+    ReasonCode.Z3_NO_TIME: lambda p: f"n = {p['n']}, no time left for the solver",
+    ReasonCode.Z3_UNSAT: lambda p: (f"z3 answered unsat for n = {p['n']}, which is not a certificate the checker can "
+                                    "re-verify"),
+    ReasonCode.Z3_UNKNOWN: lambda p: f"z3 returned unknown ({_part(p['answer'])}) for n = {p['n']}",
+    ReasonCode.Z3_SPURIOUS_ROW: lambda p: "z3 returned a candidate that violates an encoded row",
+    ReasonCode.Z3_SPURIOUS: lambda p: "z3 kept returning spurious candidates",
+    ReasonCode.SCREEN_NOTHING: lambda p: "no zero column and no opposite pair",
+    ReasonCode.RANK_DEPENDENT: lambda p: f"k·m = {p['km']} < n = {p['n']}: the columns of U are dependent",
+    ReasonCode.RANK_MINORS_VANISH: lambda p: f"the n × n minors of U tried vanish mod {p['p']}",
+    ReasonCode.LLL_NOT_ATTEMPTED: lambda p: f"n = {p['n']} > {p['limit']}: LLL not attempted",
+    ReasonCode.LATTICE_FULL_RANK: lambda p: "U has full column rank (the rank method applies)",
+    ReasonCode.LATTICE_HOPELESS: lambda p: (
+        f"det(ker U ∩ Z^n)^(1/{p['dimension']}) < √n = {math.sqrt(p['n']):.3g}: no basis can meet the Gram–Schmidt "
+        "bound"),
+    ReasonCode.LATTICE_KERNEL_TOO_LARGE: lambda p: "the kernel of the sampled rows is larger than ker U",
+    ReasonCode.LATTICE_GRAM_SCHMIDT: lambda p: f"Gram–Schmidt bound fails: min ‖b*_i‖² ≤ n = {p['n']}",
+    ReasonCode.LATTICE_ENUM_LIMIT: lambda p: (
+        f"Gram–Schmidt bound fails and the enumeration needs more than {p['nodes']} nodes or meets more than "
+        f"{p['points']} lattice points (dimension {p['dimension']})"),
+    ReasonCode.LATTICE_CVP_INTEGER_CENTRE: lambda p: ("the last Gram–Schmidt coordinate of the centre is an integer "
+                                                      "(fplll's sign rule)"),
+    ReasonCode.LATTICE_CVP_NODES: lambda p: (
+        f"the enumeration of the ball needs up to about {_float(p['estimate']):.2g} nodes after BKZ-{p['block']} "
+        f"(dimension {p['dimension']}), more than {p['limit']}"),
+    ReasonCode.LATTICE_CVP_TIME: lambda p: (
+        f"the enumeration of the ball needs up to about {_float(p['estimate']):.2g} nodes after BKZ-{p['block']} "
+        f"(dimension {p['dimension']}), ≈ {_float(p['seconds']):.0f} s, more than the {_float(p['left']):.0f} s "
+        "left"),
+    ReasonCode.LATTICE_CVP_POINTS: lambda p: (
+        f"the ball holds more than {p['points']} lattice points or the enumeration more than {p['nodes']} nodes "
+        f"(dimension {p['dimension']})"),
+    ReasonCode.ENUMERATE_TOO_LARGE: lambda p: (f"kernel of U mod {p['p']} has dimension {p['dimension']} > "
+                                               f"{p['limit']}"),
+    ReasonCode.MITM_TOO_LARGE: lambda p: f"n = {p['n']} > {p['limit']}: meet in the middle not attempted",
+    ReasonCode.RANK_PROFILE_MEMORY: lambda p: (
+        f"n = {p['n']}: it needs about {_float(p['gb_needed']):.1f} GB, more than the {_float(p['gb_left']):.1f} GB "
+        "left under the memory cap"),
+    ReasonCode.RANK_PROFILE_TIME: lambda p: (f"n = {p['n']}: it needs about {_float(p['seconds_needed']):.0f} s, more "
+                                             f"than the {_float(p['seconds_left']):.1f} s left"),
+    ReasonCode.AT_SIZE: lambda p: f"n = {p['n']}",
+    ReasonCode.AT_CANDIDATES: lambda p: (f"kernel dimension {p['dimension']}, {p['left']} of 2^{p['dimension']} "
+                                         "candidates left"),
+    ReasonCode.AT_SUBSET_SUMS: lambda p: f"n = {p['n']}, subset sums built",
+    ReasonCode.AT_MATCHING: lambda p: f"n = {p['n']}, matching",
+    ReasonCode.AT_LLL: lambda p: f"LLL in dimension {p['dimension']}",
+    ReasonCode.AT_BKZ: lambda p: f"BKZ-{p['block']} in dimension {p['dimension']}",
+    ReasonCode.AT_DIMENSION: lambda p: f"dimension {p['dimension']}",
+    ReasonCode.AT_ENUM_NODES: lambda p: f"{p['nodes']} enumeration nodes in dimension {p['dimension']}",
+    ReasonCode.AT_LBFGS: lambda p: f"L-BFGS, {p['evaluations']} evaluations",
+    ReasonCode.AT_EXACT_CHECK: lambda p: "exact check of the rounded y",
+    ReasonCode.AT_FRANK_WOLFE: lambda p: "Frank–Wolfe iteration",
+    ReasonCode.AT_MODP_POINTS: lambda p: f"2^{p['free']} points mod {p['p']}",
+    ReasonCode.AT_ORIENTATIONS: lambda p: f"2^{p['free']} orientations",
+    ReasonCode.NO_TIME_LEFT: lambda p: "no time left",
+    ReasonCode.Z3_SAID: lambda p: str(p["answer"]),
+    ReasonCode.Z3_MODEL_NOT_RATIONAL: lambda p: f"model not rational: {p['error']}",
+    ReasonCode.Z3_MODEL_FAILED: lambda p: "z3 model failed exact re-evaluation",
+    ReasonCode.METHOD_ERROR: lambda p: str(p["error"]),
+    # the Farkas-tree prover (reluid.analysis.deep.farkas)
+    ReasonCode.FARKAS_NODE_BUDGET: lambda p: (f"node budget of {p['max_nodes']} exhausted with {p['open']} open "
+                                              "node(s) left"),
+    ReasonCode.FARKAS_TIMEOUT: lambda p: f"timeout after {_num(p['seconds'])} s with {p['open']} open node(s) left",
+    ReasonCode.FARKAS_INTERNAL: lambda p: f"internal inconsistency: {p['error']}",
+    # region enumeration (reluid.analysis.deep.regions)
+    ReasonCode.REGIONS_NOT_RUN: lambda p: "not run",
+    ReasonCode.REGIONS_COMPLETE: lambda p: f"{p['regions']} regions, {p['lps']} exact LPs",
+    ReasonCode.REGIONS_STOPPED: lambda p: (
+        f"stopped after {p['regions']} regions (max_regions = {p['max_regions']})" if p["max_regions"] is not None
+        else f"stopped after {p['regions']} regions and {p['lps']} exact LPs (time limit)"),
+    # alignment (reluid.analysis.deep.align)
+    ReasonCode.ALIGN_SAME_ORBIT: _same_orbit,
+    ReasonCode.ALIGN_DEPTHS: lambda p: f"different depths ({p['depths'][0]} and {p['depths'][1]} layer maps)",
+    ReasonCode.ALIGN_WIDTHS: lambda p: (f"hidden layer {p['layer']} has {p['widths'][0]} neurons in the reference and "
+                                        f"{p['widths'][1]} in the other network"),
+    ReasonCode.ALIGN_UNMATCHED: lambda p: (
+        f"{_layer_name(p['layer'], p['depth'])} is the first whose canonical rows cannot be matched "
+        f"({p['unmatched']} row{'s' if p['unmatched'] != 1 else ''} with no partner)"),
+    ReasonCode.ALIGN_TIES_STOPPED: lambda p: (f"hidden layer {p['layer']} has tied or zero canonical rows, and the "
+                                              f"exhaustive orbit search stopped after {p['nodes']} nodes"),
+    ReasonCode.ALIGN_TIES_NO_ELEMENT: lambda p: (
+        f"layers before hidden layer {p['layer']} match; hidden layer {p['layer']} has tied or zero canonical rows, "
+        "and the exhaustive search finds no element"),
+    # equivalence (reluid.analysis.deep.equivalence, reluid.analysis.shallow.function)
+    ReasonCode.EQUIV_SAME_FUNCTION_DATA: lambda p: "same kinks, linear part and constant",
+    ReasonCode.EQUIV_FUNCTION_DATA_DIFFER: lambda p: "function data differ",
+    ReasonCode.EQUIV_SAME_ORBIT: lambda p: f"same orbit: {sentence(p['alignment'])}",
+    ReasonCode.EQUIV_DIFFERENT_ARCHITECTURES: lambda p: "different architectures",
+    ReasonCode.EQUIV_FLOAT_SEARCH: lambda p: (f"the exact outputs differ at a point chosen by {p['probes']} float "
+                                              f"probes; {_orbits(p)}"),
+    ReasonCode.EQUIV_REGION_DIFFER: lambda p: (f"the affine maps differ on a joint activation region (found after "
+                                               f"{p['regions']} regions); {_orbits(p)}"),
+    ReasonCode.EQUIV_REGION_AGREE: lambda p: (f"the affine maps agree on all {p['regions']} joint activation regions "
+                                              f"({p['lps']} exact LPs); {_orbits(p)}"),
+    ReasonCode.EQUIV_Z3_FOUND: lambda p: f"z3 found the input, checked exactly; {_orbits(p)}",
+    ReasonCode.EQUIV_REGION_FOUND: lambda p: (f"the exact outputs differ at an input found in {p['region']}; "
+                                              f"before it: {_part(p['before'])}"),
+    ReasonCode.EQUIV_UNDECIDED: lambda p: "; ".join([*(_part(n) for n in p["notes"]), _orbits(p)]),
+    ReasonCode.EQUIV_NO_PROBE_DIFFERENCE: lambda p: f"no distinguishing input among {p['probes']} float probes",
+    ReasonCode.EQUIV_REGION_SPLIT_STOPPED: lambda p: f"region split {_part(p['walk'])}",
+    ReasonCode.EQUIV_TOO_LARGE: lambda p: (
+        f"too large for the exact region split (input dimension {p['input_dim']}, {p['neurons']} hidden neurons; "
+        f"limits {p['limits'][0]} and {p['limits'][1]})"),
+    ReasonCode.EQUIV_Z3_UNSAT: lambda p: ("z3 reports no distinguishing input (unsat; not an exact proof, so not a "
+                                          "verdict)"),
+    ReasonCode.EQUIV_Z3_UNKNOWN: lambda p: f"z3: unknown ({_part(p['answer'])})",
+    ReasonCode.EQUIV_NO_TIME_FOR_Z3: lambda p: "no time left for z3",
+    ReasonCode.H4_MOVE_UNDECIDED: lambda p: f"neuron {p['neuron'] + 1}, δ = {p['delta']}: {_part(p['why'])}",
+    # exact reduction (reluid.analysis.reduction)
+    ReasonCode.REDUCTION_STOPPED: lambda p: "time budget exhausted: the reduction stopped (every step so far is exact)",
 }
 
 
@@ -268,7 +521,7 @@ def facts(reasons) -> list[str]:
 
 def note(value) -> str:
     """A producer note or a part of a result: a reason in words, or words (a /2 certificate's) as they stand."""
-    return _part(value)
+    return "" if value is None else _part(value)
 
 
 def certificate_reasons(cert) -> tuple[str, ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reluid.report.certificate import fmt_q
+from reluid.report.reasons import note
 from reluid.verdicts import ReductionRule
 
 __all__ = ["describe_step", "generate_reduction", "generate_reduction_check", "MAX_LISTED_STEPS"]
@@ -54,9 +55,9 @@ def generate_reduction(r, source: str, output: str | None = None, certificate: s
     open_ = [u for u in r.undecided if u[0] > 0]
     if open_:
         lines.append(f"not decided, kept: {len(open_)} neuron(s) whose deadness the prover left open (first: "
-                     f"neuron {open_[0][1] + 1} of hidden layer {open_[0][0]}: {open_[0][2]})")
+                     f"neuron {open_[0][1] + 1} of hidden layer {open_[0][0]}: {note(open_[0][2])})")
     for _, _, why in (u for u in r.undecided if u[0] == 0):
-        lines.append(f"stopped: {why}")
+        lines.append(f"stopped: {note(why)}")
     if output:
         lines.append(f"reduced network: {output}")
     if certificate:

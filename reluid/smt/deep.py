@@ -35,7 +35,7 @@ import z3
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network
 from reluid.smt.solver import SolverConfig, check, isolated, make_solver, rational_to_z3, z3_to_rational
-from reluid.verdicts import Outcome
+from reluid.verdicts import Outcome, Reason, ReasonCode
 
 __all__ = ["Condition", "InputSearch", "find_input", "encode_preactivations", "RELATIONS", "DifferenceSearch",
            "find_difference"]
@@ -76,7 +76,7 @@ class InputSearch:
     outcome: Outcome
     conditions: tuple[Condition, ...]
     point: tuple[Fraction, ...] | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     solver: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
 
@@ -164,7 +164,8 @@ def find_input(net: Network, conditions: Sequence[Condition],
     if out.outcome is Outcome.NONE:
         return InputSearch(Outcome.NONE, conditions, solver=desc)
     if out.outcome is Outcome.UNKNOWN:
-        return InputSearch(Outcome.UNKNOWN, conditions, reason=out.reason or "unknown", solver=desc)
+        return InputSearch(Outcome.UNKNOWN, conditions, solver=desc,
+                           reason=Reason(ReasonCode.Z3_SAID, {"answer": out.reason or "unknown"}))
     model = out.model
     point = []
     for x in xs:
@@ -172,11 +173,12 @@ def find_input(net: Network, conditions: Sequence[Condition],
         try:
             point.append(z3_to_rational(v))
         except ValueError as e:  # irrational model value: never approximate
-            return InputSearch(Outcome.UNKNOWN, conditions, reason=f"model not rational: {e}", solver=desc)
+            return InputSearch(Outcome.UNKNOWN, conditions, solver=desc,
+                               reason=Reason(ReasonCode.Z3_MODEL_NOT_RATIONAL, {"error": str(e)}))
     point = tuple(point)
     pre = net.preactivations(point)
     if not all(c.holds(pre[c.layer - 1][c.neuron]) for c in conditions):
-        return InputSearch(Outcome.UNKNOWN, conditions, reason="z3 model failed exact re-evaluation", solver=desc)
+        return InputSearch(Outcome.UNKNOWN, conditions, reason=Reason(ReasonCode.Z3_MODEL_FAILED), solver=desc)
     return InputSearch(Outcome.FOUND, conditions, point=point, solver=desc)
 
 
@@ -195,7 +197,7 @@ class DifferenceSearch:
 
     outcome: Outcome
     point: tuple[Fraction, ...] | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     solver: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
 
@@ -242,14 +244,16 @@ def find_difference(net_a: Network, net_b: Network,
     if out.outcome is Outcome.NONE:
         return DifferenceSearch(Outcome.NONE, solver=desc)
     if out.outcome is Outcome.UNKNOWN:
-        return DifferenceSearch(Outcome.UNKNOWN, reason=out.reason or "unknown", solver=desc)
+        return DifferenceSearch(Outcome.UNKNOWN, solver=desc,
+                                reason=Reason(ReasonCode.Z3_SAID, {"answer": out.reason or "unknown"}))
     point = []
     for x in xs:
         try:
             point.append(z3_to_rational(out.model.eval(x, model_completion=True)))
         except ValueError as e:
-            return DifferenceSearch(Outcome.UNKNOWN, reason=f"model not rational: {e}", solver=desc)
+            return DifferenceSearch(Outcome.UNKNOWN, solver=desc,
+                                    reason=Reason(ReasonCode.Z3_MODEL_NOT_RATIONAL, {"error": str(e)}))
     point = tuple(point)
     if net_a(point) == net_b(point):
-        return DifferenceSearch(Outcome.UNKNOWN, reason="z3 model failed exact re-evaluation", solver=desc)
+        return DifferenceSearch(Outcome.UNKNOWN, reason=Reason(ReasonCode.Z3_MODEL_FAILED), solver=desc)
     return DifferenceSearch(Outcome.FOUND, point=point, solver=desc)

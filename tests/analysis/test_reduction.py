@@ -9,6 +9,8 @@ from reluid.analysis.reduction import is_reduced, reduce_network
 from reluid.checker.reduction import check_reduction
 from reluid.certificates.reduction import reduction_document
 from reluid.model.network import Network
+from reluid.report.reasons import sentence
+from reluid.verdicts import ReasonCode
 from tests.paths import EXAMPLES
 
 # three hidden layers, n0 = 1:
@@ -104,5 +106,8 @@ def test_shallow_networks_reduce_too():
 
 def test_a_spent_budget_stops_with_exact_steps_only():
     r = reduce_network(PLANTED, timeout=1e-9)
-    assert r.steps == () and not r.complete and "time budget" in r.undecided[0][2]
-    assert check_reduction(reduction_document(r), PLANTED, r.reduced).valid
+    assert r.steps == () and not r.complete and r.undecided[0][2].code is ReasonCode.REDUCTION_STOPPED
+    assert "time budget" in sentence(r.undecided[0][2])
+    doc = reduction_document(r)
+    assert doc["undecided"] == [{"reason": {"code": "reduction-stopped", "params": {}}}]
+    assert check_reduction(doc, PLANTED, r.reduced).valid

@@ -36,6 +36,7 @@ from fractions import Fraction
 from reluid.errors import IncompatibleNetworks, InvalidArgument, OrbitSearchExhausted
 from reluid.model.network import Network
 from reluid.model.symmetry import GroupElement, act_layers
+from reluid.verdicts import AlignMethod, Reason, ReasonCode
 
 __all__ = ["Alignment", "align", "layer_name", "integer_layer", "NearestAlignment", "nearest_alignment"]
 
@@ -65,9 +66,10 @@ class Alignment:
         located (ties beyond the matched layers can leave it open).
     unmatched : int
         Rows of that layer of the reference without a partner in the other network.
-    method : str
+    method : AlignMethod
         ``"canonical rows"`` or the exhaustive search used for ties.
-    reason : str
+    reason : Reason or None
+        How the answer was reached, as data (:mod:`reluid.report.reasons` words it).
     """
 
     same_orbit: bool | None
@@ -75,8 +77,8 @@ class Alignment:
     aligned: Network | None = None
     first_difference: int | None = None
     unmatched: int = 0
-    method: str = "canonical rows"
-    reason: str = ""
+    method: AlignMethod = AlignMethod.CANONICAL_ROWS
+    reason: Reason | None = None
     architecture: tuple[int, ...] = ()
 
 
@@ -219,18 +221,18 @@ def align(reference: Network, other: Network, *, max_nodes: int = 200_000) -> Al
         raise IncompatibleNetworks(a_arch, b_arch)
     if a_arch != b_arch:
         if len(a_arch) != len(b_arch):
-            return Alignment(False, first_difference=None, reason=f"different depths ({len(a_arch) - 1} and "
-                             f"{len(b_arch) - 1} layer maps)", architecture=a_arch)
+            return Alignment(False, first_difference=None, architecture=a_arch,
+                             reason=Reason(ReasonCode.ALIGN_DEPTHS, {"depths": [len(a_arch) - 1, len(b_arch) - 1]}))
         l = next(i for i in range(1, len(a_arch)) if a_arch[i] != b_arch[i])
         return Alignment(False, first_difference=l, unmatched=abs(a_arch[l] - b_arch[l]),
-                         reason=f"hidden layer {l} has {a_arch[l]} neurons in the reference and {b_arch[l]} in the "
-                                "other network", architecture=a_arch)
+                         reason=Reason(ReasonCode.ALIGN_WIDTHS, {"layer": l, "widths": [a_arch[l], b_arch[l]]}),
+                         architecture=a_arch)
     depth = reference.depth
     try:
         elements, first, unmatched = _fast(reference, other)
-        method = "canonical rows"
+        method = AlignMethod.CANONICAL_ROWS
     except _Ties as t:
-        method = "exhaustive search"
+        method = AlignMethod.EXHAUSTIVE
         first, unmatched = None, 0
         tied = t.layer
         try:
@@ -239,32 +241,28 @@ def align(reference: Network, other: Network, *, max_nodes: int = 200_000) -> Al
 
                 g = shallow_same(other.shallow(), reference.shallow())
                 elements = None if g is None else (g,)
-                method = "orbit keys of one hidden layer (Ramakrishnan 2026, §2.1)"
+                method = AlignMethod.ORBIT_KEYS
             else:
                 from reluid.analysis.deep.orbit import same_orbit as deep_same
 
                 elements = deep_same(other, reference, max_nodes=max_nodes)
-                method = "exhaustive search (tied neurons)"
+                method = AlignMethod.EXHAUSTIVE_TIES
         except OrbitSearchExhausted as e:
             return Alignment(None, method=method, architecture=a_arch,
-                             reason=f"hidden layer {tied} has tied or zero canonical rows, and the exhaustive "
-                                    f"orbit search stopped after {e.nodes} nodes")
+                             reason=Reason(ReasonCode.ALIGN_TIES_STOPPED, {"layer": tied, "nodes": e.nodes}))
         if elements is None:
             return Alignment(False, method=method, architecture=a_arch,
-                             reason=f"layers before hidden layer {tied} match; hidden layer {tied} has tied or zero "
-                                    "canonical rows, and the exhaustive search finds no element")
+                             reason=Reason(ReasonCode.ALIGN_TIES_NO_ELEMENT, {"layer": tied}))
     if elements is None:
         return Alignment(False, first_difference=first, unmatched=unmatched, method=method, architecture=a_arch,
-                         reason=f"{layer_name(first, depth)} is the first whose canonical rows cannot be matched "
-                                f"({unmatched} row{'s' if unmatched != 1 else ''} with no partner)")
+                         reason=Reason(ReasonCode.ALIGN_UNMATCHED, {"layer": first, "depth": depth,
+                                                                    "unmatched": unmatched}))
     aligned = act_layers(elements, other)
     if aligned != reference:  # pragma: no cover - the match is a proof; this keeps a positive answer honest
         raise AssertionError("align produced an element that does not carry the other network onto the reference")
     aligned = Network(aligned.layers, name=other.name, description=other.description, assumption=other.assumption)
-    how = ("the canonical forms agree layer by layer" if method == "canonical rows"
-           else f"the {method} finds g")
     return Alignment(True, elements, aligned, method=method, architecture=a_arch,
-                     reason=f"{how}; act_layers(g, other) == reference exactly")
+                     reason=Reason(ReasonCode.ALIGN_SAME_ORBIT, {"method": method}))
 
 
 # ---------------------------------------------------------------------------

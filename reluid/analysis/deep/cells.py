@@ -37,6 +37,7 @@ import flint
 from reluid.analysis.deep.strict import StrictBudget, solve_strict
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
+from reluid.verdicts import Reason, ReasonCode
 
 __all__ = ["Cell", "CellEnumeration", "CellsFunDim", "enumerate_cells", "cell_points", "exact_jacobian_rows",
            "exact_functional_dimension", "cell_sample", "same_function", "CellBudget"]
@@ -45,7 +46,11 @@ ZERO = Fraction(0)
 
 
 class CellBudget(Exception):
-    """The enumeration would exceed its budget (cells, nodes or time)."""
+    """The enumeration would exceed its budget (cells, nodes or time); ``reason`` says which, as data."""
+
+    def __init__(self, reason: Reason):
+        self.reason = reason
+        super().__init__(reason.code)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +66,7 @@ class Cell:
 class CellEnumeration:
     """Every nonempty cell, or why the enumeration stopped.
 
-    ``complete`` is False when the budget ran out (``reason`` says where); ``dense`` is False
+    ``complete`` is False when the budget ran out (``reason`` says where, as data); ``dense`` is False
     when some hidden pre-activation is the zero form on a nonempty open region (``dense_failure``
     names the first one: layer, neuron, and a point of that region).
     """
@@ -72,7 +77,7 @@ class CellEnumeration:
     dense: bool
     dense_failure: tuple | None
     nodes: int
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 def _affine_apply(W, b, forms, n0, check=None):
@@ -115,9 +120,9 @@ def enumerate_cells(net: Network, *, max_cells: int = 5000, max_nodes: int = 500
     def tick():
         state["nodes"] += 1
         if state["nodes"] > max_nodes:
-            raise CellBudget(f"more than {max_nodes} nodes of the sign tree")
+            raise CellBudget(Reason(ReasonCode.CELLS_NODES, {"limit": max_nodes}))
         if deadline is not None and time.monotonic() > deadline:
-            raise CellBudget(f"timeout after {state['nodes']} nodes")
+            raise CellBudget(Reason(ReasonCode.CELLS_TIMEOUT, {"nodes": state["nodes"]}))
 
     def late():
         if deadline is not None and time.monotonic() > deadline:
@@ -133,7 +138,7 @@ def enumerate_cells(net: Network, *, max_cells: int = 5000, max_nodes: int = 500
         # forms: post-activation forms of layer l-1 (inputs for l = 0); pre: pre-activations of layer l
         if l == len(hidden):
             if len(cells) >= max_cells:
-                raise CellBudget(f"more than {max_cells} cells")
+                raise CellBudget(Reason(ReasonCode.CELLS_TOO_MANY, {"limit": max_cells}))
             cells.append(Cell(tuple(tuple(s) for s in signs), tuple(point), tuple(rows)))
             return
         if pre is None:
@@ -170,8 +175,9 @@ def enumerate_cells(net: Network, *, max_cells: int = 5000, max_nodes: int = 500
     try:
         walk(0, identity, None, 0, [], [], tuple([ZERO] * n0))
     except (CellBudget, StrictBudget) as e:
+        why = e.reason if isinstance(e, CellBudget) else Reason(ReasonCode.METHOD_ERROR, {"error": str(e)})
         return CellEnumeration(net.architecture, tuple(cells), False, state["dense"], state["failure"],
-                               state["nodes"], f"{e}; {len(cells)} cells found so far")
+                               state["nodes"], Reason(ReasonCode.CELLS_STOPPED, {"why": why, "cells": len(cells)}))
     return CellEnumeration(net.architecture, tuple(cells), True, state["dense"], state["failure"], state["nodes"])
 
 
@@ -235,7 +241,7 @@ class CellsFunDim:
     complete: bool
     dense: bool
     dense_failure: tuple | None
-    reason: str | None = None
+    reason: Reason | None = None
     seconds: float = field(default=0.0, compare=False)
 
     @property
@@ -247,23 +253,16 @@ class CellsFunDim:
         """dim_fun = U is proved."""
         return self.rank == self.upper_bound
 
-    def describe(self) -> str:
-        arch = "(" + ", ".join(map(str, self.architecture)) + ")"
-        if self.exact:
-            head = f"dim_fun = {self.rank} exactly" + (" = U" if self.certified else f" < U = {self.upper_bound}")
-            why = (f"exact rank over Q at n0 + 1 points of each of the {self.cells} cells; "
-                   + ("H_dense holds" if self.dense else "rank = U, so H_dense is not needed")
-                   + " (docs/mathematics.md §9, Theorem 9.1)")
-        else:
-            head = f"dim_fun >= {self.rank}, U = {self.upper_bound}"
-            if not self.complete:
-                why = f"cell enumeration incomplete: {self.reason}"
-            else:
-                layer, neuron, p = self.dense_failure
-                why = (f"all {self.cells} cells enumerated, but H_dense fails (neuron {neuron + 1} of hidden layer "
-                       f"{layer} is identically 0 on an open region near {[str(v) for v in p]}), so only the lower "
-                       "bound is proved (docs/mathematics.md §9)")
-        return f"{head}; architecture {arch}, D = {self.n_params}; {why}"
+    def summary(self) -> Reason:
+        """The result as data (``fundim-cells``; :func:`reluid.report.fundim.describe_cells` words it)."""
+        failure = None
+        if self.dense_failure is not None:
+            layer, neuron, p = self.dense_failure
+            failure = [layer, neuron, [str(v) for v in p]]
+        return Reason(ReasonCode.FUNDIM_CELLS, {
+            "architecture": self.architecture, "n_params": self.n_params, "rank": self.rank,
+            "upper_bound": self.upper_bound, "exact": self.exact, "certified": self.certified, "dense": self.dense,
+            "complete": self.complete, "cells": self.cells, "dense_failure": failure, "stopped": self.reason})
 
 
 def cell_sample(net: Network, *, max_cells: int = 2000, max_nodes: int = 20000,

@@ -331,7 +331,9 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
             limits.append(Reason(ReasonCode.FUNDIM_MEMORY, {"estimate_gb": fd.estimate_gb,
                                                             "cap_gb": fd.memory_cap_gb}))
         elif fd.stop_reason == StopReason.NOT_ATTEMPTED:
-            left.append(Reason(ReasonCode.LEFT_FUNDIM_NOT_STARTED, {"needs": fd.needs()}))
+            need = fd.summary().params
+            left.append(Reason(ReasonCode.LEFT_FUNDIM_NOT_STARTED, {k: need[k] for k in ("estimate_s", "estimate_gb",
+                                                                                       "cap_gb")}))
         else:
             left.append(Reason(ReasonCode.LEFT_FUNDIM_PARTIAL, {"rank": fd.rank, "upper_bound": fd.upper_bound,
                                                                 "estimate_s": fd.estimate_s}))
@@ -353,7 +355,7 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
                                                                "more": max(0, len(report.undecided) - 5)}))
     if theorem is not None:
         reasons.append(Reason(ReasonCode.TWO_HIDDEN_LAYERS, {"theorem": theorem.reason}))
-    reasons.append(Reason(ReasonCode.FUNDIM, {"architecture": net.architecture, "detail": fd.describe()}))
+    reasons.append(fd.summary())
     if fd.full_rank:
         reasons.append(Reason(ReasonCode.LOCALLY_IDENTIFIABLE))
     elif fd.certified:

@@ -40,6 +40,7 @@ from reluid.analysis.deep.regions import RegionWalk, evaluate_row
 from reluid.analysis.shallow.function import Equivalence
 from reluid.errors import IncompatibleNetworks, InvalidArgument
 from reluid.model.network import Network
+from reluid.verdicts import EquivalenceMethod, Outcome, Reason, ReasonCode
 
 __all__ = ["equivalent", "search_difference", "ExactEvaluator", "REGION_SPLIT_LIMITS", "Z3_LIMIT", "Difference",
            "measure", "Region", "RegionSearch", "search_region"]
@@ -226,24 +227,24 @@ def equivalent(a: Network, b: Network, *, seed: int = 0, timeout: float | None =
     start = time.monotonic()
     deadline = None if timeout is None else start + timeout
     same_arch = a.architecture == b.architecture
-    orbit_note = "different architectures"
+    orbit_note = Reason(ReasonCode.EQUIV_DIFFERENT_ARCHITECTURES)
     first = None
     same = False
     if same_arch:
         al = align(b, a)                 # act_layers(g, a) == b
         if al.same_orbit:
-            return Equivalence(True, same_orbit=True, orbit=al.elements, method="orbit",
-                               reason="same orbit: " + al.reason.replace("other", "net1").replace("reference", "net2"))
+            return Equivalence(True, same_orbit=True, orbit=al.elements, method=EquivalenceMethod.ORBIT,
+                               reason=Reason(ReasonCode.EQUIV_SAME_ORBIT, {"alignment": Reason(
+                                   al.reason.code, {**al.reason.params, "names": ["net1", "net2"]})}))
         same = al.same_orbit          # False, or None when the tie search ran out
         first = al.first_difference
         orbit_note = al.reason
     x, ya, yb, n_probes = search_difference(a, b, seed=seed, probes=probes)
     if x is not None:
         return Equivalence(False, input=x, outputs=(ya, yb), same_orbit=False if same is not None else None,
-                           first_difference=first, method="float search",
-                           reason=f"the exact outputs differ at a point chosen by {n_probes} float probes; "
-                                  f"orbits: {orbit_note}")
-    notes = [f"no distinguishing input among {n_probes} float probes"]
+                           first_difference=first, method=EquivalenceMethod.FLOAT_SEARCH,
+                           reason=Reason(ReasonCode.EQUIV_FLOAT_SEARCH, {"probes": n_probes, "orbits": orbit_note}))
+    notes = [Reason(ReasonCode.EQUIV_NO_PROBE_DIFFERENCE, {"probes": n_probes})]
     n0_max, neuron_max = REGION_SPLIT_LIMITS
     neurons = sum(a.hidden_widths) + sum(b.hidden_widths)
     region_done = False
@@ -258,41 +259,42 @@ def equivalent(a: Network, b: Network, *, seed: int = 0, timeout: float | None =
                 if ya == yb:  # pragma: no cover - the point lies in a region where the maps differ
                     raise AssertionError("region split: the point does not distinguish")
                 return Equivalence(False, input=x, outputs=(ya, yb), same_orbit=False if same is not None else None,
-                                   first_difference=first, method="region split", regions=len(walk.regions),
-                                   reason=f"the affine maps differ on a joint activation region (found after "
-                                          f"{len(walk.regions)} regions); orbits: {orbit_note}")
+                                   first_difference=first, method=EquivalenceMethod.REGION_SPLIT,
+                                   regions=len(walk.regions),
+                                   reason=Reason(ReasonCode.EQUIV_REGION_DIFFER, {"regions": len(walk.regions),
+                                                                                 "orbits": orbit_note}))
         if walk.complete:
             return Equivalence(True, same_orbit=False if same is not None else None, first_difference=first,
-                               method="region split", regions=len(walk.regions),
-                               reason=f"the affine maps agree on all {len(walk.regions)} joint activation regions "
-                                      f"({walk.lps} exact LPs); orbits: {orbit_note}")
-        notes.append(f"region split {walk.reason}")
+                               method=EquivalenceMethod.REGION_SPLIT, regions=len(walk.regions),
+                               reason=Reason(ReasonCode.EQUIV_REGION_AGREE, {"regions": len(walk.regions),
+                                                                            "lps": walk.lps, "orbits": orbit_note}))
+        notes.append(Reason(ReasonCode.EQUIV_REGION_SPLIT_STOPPED, {"walk": walk.reason}))
         region_done = True
     else:
-        notes.append(f"too large for the exact region split (input dimension {a.input_dim}, {neurons} hidden "
-                     f"neurons; limits {n0_max} and {neuron_max})")
+        notes.append(Reason(ReasonCode.EQUIV_TOO_LARGE, {"input_dim": a.input_dim, "neurons": neurons,
+                                                         "limits": [n0_max, neuron_max]}))
     if neurons <= Z3_LIMIT:
         left = 30.0 if deadline is None else deadline - time.monotonic()
         if left >= 1:
             from reluid.smt.deep import find_difference
             from reluid.smt.solver import SolverConfig
-            from reluid.verdicts import Outcome
 
             res = find_difference(a, b, SolverConfig(seed=seed, timeout_ms=int(left * 1000), logic="QF_LRA"))
             if res.outcome is Outcome.FOUND:
                 x = res.point
                 return Equivalence(False, input=x, outputs=(a(x), b(x)),
                                    same_orbit=False if same is not None else None, first_difference=first,
-                                   method="z3 search", reason=f"z3 found the input, checked exactly; orbits: "
-                                                              f"{orbit_note}")
+                                   method=EquivalenceMethod.Z3_SEARCH,
+                                   reason=Reason(ReasonCode.EQUIV_Z3_FOUND, {"orbits": orbit_note}))
             if res.outcome is Outcome.NONE:
-                notes.append("z3 reports no distinguishing input (unsat; not an exact proof, so not a verdict)")
+                notes.append(Reason(ReasonCode.EQUIV_Z3_UNSAT))
             else:
-                notes.append(f"z3: unknown ({res.reason})")
+                notes.append(Reason(ReasonCode.EQUIV_Z3_UNKNOWN, {"answer": res.reason}))
         elif region_done:
-            notes.append("no time left for z3")
+            notes.append(Reason(ReasonCode.EQUIV_NO_TIME_FOR_Z3))
     return Equivalence(None, same_orbit=False if same is not None else None, first_difference=first,
-                       method="undecided", reason="; ".join(notes) + f"; orbits: {orbit_note}")
+                       method=EquivalenceMethod.UNDECIDED,
+                       reason=Reason(ReasonCode.EQUIV_UNDECIDED, {"notes": notes, "orbits": orbit_note}))
 
 
 # ---------------------------------------------------------------------------

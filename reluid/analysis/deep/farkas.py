@@ -55,7 +55,7 @@ import numpy as np
 
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network
-from reluid.verdicts import Outcome
+from reluid.verdicts import Outcome, Reason, ReasonCode
 
 __all__ = ["FORMAT", "SIGNS", "Condition", "PremiseProof", "prove_no_input", "lp_engines"]
 
@@ -109,8 +109,9 @@ class PremiseProof:
         :meth:`Network.preactivations`).
     evidence : mapping or None
         The ``reluid.farkas-tree/1`` certificate (read-only JSON data).
-    reason : str or None
-        Why the answer is unknown (node budget or timeout, with the open nodes left).
+    reason : Reason or None
+        Why the answer is unknown (node budget or timeout, with the open nodes left), as data
+        (:mod:`reluid.report.reasons` words it).
     nodes : int
         Nodes visited (one LP each).
     leaves : int
@@ -124,7 +125,7 @@ class PremiseProof:
     conditions: tuple[Condition, ...]
     point: tuple[Fraction, ...] | None = None
     evidence: Mapping | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     nodes: int = 0
     leaves: int = 0
     seconds: float = 0.0
@@ -764,18 +765,20 @@ def prove_no_input(net: Network, conditions: Sequence[Condition], *, max_nodes: 
     visited = leaves = 0
     while stack:
         if visited >= max_nodes:
-            return answer(Outcome.UNKNOWN, reason=f"node budget of {max_nodes} exhausted with "
-                                                  f"{len(stack)} open node(s) left")
+            return answer(Outcome.UNKNOWN, reason=Reason(ReasonCode.FARKAS_NODE_BUDGET,
+                                                         {"max_nodes": max_nodes, "open": len(stack)}))
         if deadline is not None and time.monotonic() > deadline:
-            return answer(Outcome.UNKNOWN, reason=f"timeout after {timeout} s with {len(stack)} open node(s) left")
+            return answer(Outcome.UNKNOWN, reason=Reason(ReasonCode.FARKAS_TIMEOUT,
+                                                         {"seconds": timeout, "open": len(stack)}))
         sigma, parent, side = stack.pop()
         visited += 1
         try:
             kind, data = _evaluate(P, engine, sigma, deadline)
         except _Timeout:
-            return answer(Outcome.UNKNOWN, reason=f"timeout after {timeout} s with {len(stack) + 1} open node(s) left")
+            return answer(Outcome.UNKNOWN, reason=Reason(ReasonCode.FARKAS_TIMEOUT,
+                                                         {"seconds": timeout, "open": len(stack) + 1}))
         except _Internal as e:
-            return answer(Outcome.UNKNOWN, reason=f"internal inconsistency: {e}")
+            return answer(Outcome.UNKNOWN, reason=Reason(ReasonCode.FARKAS_INTERNAL, {"error": str(e)}))
         if kind == Outcome.FOUND:
             return answer(Outcome.FOUND, point=data)
         idx = len(nodes)

@@ -80,7 +80,7 @@ from reluid.errors import InvalidArgument
 from reluid.model.modp import matmul_mod as _mm, pivot_columns
 from reluid.model.network import Network
 from reluid.model.rational import to_rational
-from reluid.verdicts import StopReason
+from reluid.verdicts import Reason, ReasonCode, StopReason
 
 __all__ = ["FunDimResult", "FunDimStop", "functional_dimension", "upper_bound", "identifiability_bound",
            "estimate_seconds", "estimate_memory_gb",
@@ -260,6 +260,21 @@ class FunDimResult:
                 f"activation region), rank mod p = {self.prime}, {self.n_smooth}/{self.n_sampled} generic sample "
                 f"points in {self.n_regions} activation regions, {self.n_rows} region rows examined"
                 + (" (stopped at U)" if self.stopped_early else ""))
+
+    def summary(self) -> Reason:
+        """What the computation came to, as data (``fundim-result``; :mod:`reluid.report.reasons` words it
+        as :meth:`describe` does)."""
+        mem = cap = None                    # what a computation not attempted would need, and the cap it exceeds
+        if self.stop_reason == StopReason.NOT_ATTEMPTED:
+            mem = self.estimate_gb if self.estimate_gb is not None else estimate_memory_gb(self.architecture)
+            cap = self.memory_cap_gb if self.memory_cap_gb is not None else MAX_MEMORY_GB
+        return Reason(ReasonCode.FUNDIM, {
+            "architecture": self.architecture, "n_params": self.n_params, "stop": self.stop_reason,
+            "certified": self.certified, "by_theorem_a3": self.triangular is not None, "complete": self.complete,
+            "rank": self.rank, "upper_bound": self.upper_bound, "stall_rounds": self.stall_rounds,
+            "stall_regions": self.stall_regions, "estimate_s": self.estimate_s, "estimate_gb": mem, "cap_gb": cap,
+            "points": len(self.points), "prime": self.prime, "smooth": self.n_smooth, "sampled": self.n_sampled,
+            "regions": self.n_regions, "rows": self.n_rows, "stopped_early": self.stopped_early})
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,6 +60,7 @@ from reluid.analysis.deep.equivalence import equivalent
 from reluid.analysis.deep.strict import rank
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
+from reluid.verdicts import Reason, ReasonCode
 
 __all__ = ["DEAD_SIDE_TRANSLATION", "H4Move", "FloatSearch", "float_line_search", "translated", "moves_hyperplane", "find_h4_moves", "DELTAS"]
 
@@ -116,7 +117,7 @@ def find_h4_moves(net: Network, *, deltas=DELTAS, timeout: float | None = 60.0, 
     For every layer-1 neuron j (or those in ``neurons``) and δ = ±d for d in ``deltas``, θ_{j,δ} is
     compared with θ by :func:`~reluid.analysis.deep.equivalence.equivalent`; a move counts only when
     the equality is decided True exactly and H′_j is none of the H_i.  At most ``per_neuron`` moves are
-    kept per neuron.  Returns (moves, undecided reasons).
+    kept per neuron.  Returns (moves, undecided reasons), the reasons as :class:`~reluid.verdicts.Reason` data.
     """
     _check(net)
     t0 = time.monotonic()
@@ -132,7 +133,8 @@ def find_h4_moves(net: Network, *, deltas=DELTAS, timeout: float | None = 60.0, 
                     continue
                 left = None if timeout is None else timeout - (time.monotonic() - t0)
                 if left is not None and left <= 0:
-                    undecided.append(f"neuron {j + 1}, δ = {delta}: time budget exhausted")
+                    undecided.append(Reason(ReasonCode.H4_MOVE_UNDECIDED, {"neuron": j, "delta": delta,
+                                                                          "why": Reason(ReasonCode.OUT_OF_TIME)}))
                     continue
                 cand = translated(net, j, delta)
                 eq = equivalent(net, cand, timeout=left)
@@ -140,7 +142,8 @@ def find_h4_moves(net: Network, *, deltas=DELTAS, timeout: float | None = 60.0, 
                     moves.append(H4Move(DEAD_SIDE_TRANSLATION, j, delta, cand, eq.method, eq.regions))
                     found += 1
                 elif eq.equal is None:
-                    undecided.append(f"neuron {j + 1}, δ = {delta}: {eq.reason}")
+                    undecided.append(Reason(ReasonCode.H4_MOVE_UNDECIDED, {"neuron": j, "delta": delta,
+                                                                          "why": eq.reason}))
     return tuple(moves), tuple(undecided)
 
 

@@ -245,8 +245,8 @@ class MechanismReport:
     no_flip_layers : tuple of int
         Hidden layers whose vectors vec(W^{l+1}[:, i] W^l[i, :]) are linearly
         independent over Q (exact rank), so no layer flip set exists there.
-    flip_search : tuple of (int, str)
-        For the other layers: how the 0/1 kernel vectors were searched.
+    flip_search : tuple of (int, Reason)
+        For the other layers: how the 0/1 kernel vectors were searched (``layer-flip-search``).
     undecided : tuple of (Reason, str or Reason)
         Questions left open, and why: prover budget or timeout (the prover's
         words), skipped searches, the time budget.
@@ -364,12 +364,13 @@ def layer_flip_sets(net: Network, l: int, *, max_support: int = 16, limit: int =
     """Search hidden layer ``l`` for flip sets F (Σ_F W^{l+1}[:, i] W^l[i, :] = 0).
 
     Returns ``(sets, status)``: ``sets`` are the inclusion-minimal flip sets
-    found (sorted by size), ``status`` is ``"full-rank"`` (none exist: the
-    vectors are independent over Q), ``"exhausted"`` (every 0/1 vector in the
-    kernel's support was tried) or ``"skipped: ..."``.
+    found (sorted by size), ``status`` a :class:`~reluid.verdicts.Reason`:
+    ``layer-flip-full-rank`` (none exist: the vectors are independent over Q),
+    ``layer-flip-exhausted`` (every 0/1 vector in the kernel's support was
+    tried), or ``layer-flip-empty`` / ``layer-flip-skipped`` (not searched).
     """
     if _full_rank_mod_p(net, l):
-        return [], "full-rank"
+        return [], Reason(ReasonCode.LAYER_FLIP_FULL_RANK)
     return zero_subsets(_layer_flip_vectors(net, l), max_support=max_support, limit=limit)
 
 
@@ -378,13 +379,13 @@ def zero_subsets(vecs, *, max_support: int = 16, limit: int = 64):
     n = len(vecs)
     m = len(vecs[0]) if vecs else 0
     if m == 0:
-        return [], "skipped: empty layer"
+        return [], Reason(ReasonCode.LAYER_FLIP_EMPTY)
     # column j of V is vecs[j]
     V = flint.fmpq_mat(m, n, [flint.fmpq(vecs[j][r].numerator, vecs[j][r].denominator)
                               for r in range(m) for j in range(n)])
     R, rank = V.rref()
     if rank == n:
-        return [], "full-rank"
+        return [], Reason(ReasonCode.LAYER_FLIP_FULL_RANK)
     pivots = []
     r = 0
     for c in range(n):
@@ -399,7 +400,7 @@ def zero_subsets(vecs, *, max_support: int = 16, limit: int = 64):
                 support.add(p)
     support = sorted(support)
     if len(support) > max_support:
-        return [], f"skipped: kernel support of {len(support)} neurons exceeds {max_support}"
+        return [], Reason(ReasonCode.LAYER_FLIP_SKIPPED, {"support": len(support), "limit": max_support})
     p = _FLIP_PRIME
     mods = [np.array([(x.numerator % p) * pow(x.denominator, -1, p) % p for x in vecs[i]], dtype=np.int64)
             for i in support]
@@ -421,7 +422,7 @@ def zero_subsets(vecs, *, max_support: int = 16, limit: int = 64):
             minimal.append(F)
         if len(minimal) >= limit:
             break
-    return minimal, "exhausted"
+    return minimal, Reason(ReasonCode.LAYER_FLIP_EXHAUSTED)
 
 
 _FLIP_PRIME = 2_147_483_647  # 2^31 - 1; a prefilter only, every hit is re-checked exactly
@@ -492,7 +493,7 @@ class _Detection:
         self.open_always: list[tuple[int, int]] = []
         self.open_pairs: list[tuple[int, int, int]] = []
         self.no_flip: list[int] = []
-        self.flip_status: list[tuple[int, str]] = []
+        self.flip_status: list[tuple[int, Reason]] = []
         self.undecided: list[tuple[Reason, str | Reason]] = []
         self.out_of_time: list[Reason] = []
         self.queries = 0
@@ -589,10 +590,10 @@ def _layer_flips(d: _Detection) -> None:
     """The exact rank of the layer-flip vectors, then 0/1 kernel vectors (exact)."""
     for l in range(1, len(d.net.hidden_widths) + 1):
         sets, status = layer_flip_sets(d.net, l)
-        if status == "full-rank":
+        if status.code is ReasonCode.LAYER_FLIP_FULL_RANK:
             d.no_flip.append(l)
         else:
-            d.flip_status.append((l, f"{status}; {len(sets)} minimal flip set(s)"))
+            d.flip_status.append((l, Reason(ReasonCode.LAYER_FLIP_SEARCH, {"status": status, "sets": len(sets)})))
         for F in sets:
             d.mechanisms.append(Mechanism(LAYER_FLIP, l, F, PremiseMethod.IDENTITY))
 
@@ -795,7 +796,7 @@ def _affine_flips(d: _Detection, ask, Condition) -> None:
             continue                                    # no F has Σ_F W^{l+1}[:, i] (W^l[i, :] B) = 0
         vecs = [tuple(Wn.weight[o][i] * sum(Wl.weight[i][k] * bvec[k] for k in range(len(bvec)))
                       for o in range(Wn.n_out) for bvec in basis) for i in range(Wl.n_out)]
-        sets, _ = zero_subsets(vecs) if basis else ([tuple(range(Wl.n_out))], "")
+        sets, _ = zero_subsets(vecs) if basis else ([tuple(range(Wl.n_out))], None)
         for F in sets:
             rows = [[sum((Wn.weight[o][i] * Wl.weight[i][k] for i in F), Fraction(0)) for k in range(Wl.n_in)]
                     for o in range(Wn.n_out)]

@@ -56,6 +56,7 @@ from typing import Iterator, Sequence
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network
 from reluid.model.rational import primitive_ray
+from reluid.verdicts import Reason, ReasonCode
 
 __all__ = ["Row", "Feasibility", "strict_feasibility", "evaluate_row", "Region", "EmptyCell",
            "RegionEnumeration", "RegionWalk", "arrangement", "activation_regions"]
@@ -260,13 +261,16 @@ class EmptyCell:
 
 @dataclass(frozen=True, slots=True)
 class RegionEnumeration:
-    """Every nonempty open region (when ``complete``), with the dropped cells' certificates."""
+    """Every nonempty open region (when ``complete``), with the dropped cells' certificates.
+
+    ``reason`` says how the walk ended, as data (:mod:`reluid.report.reasons` words it).
+    """
 
     input_dim: int
     regions: tuple[Region, ...]
     empty: tuple[EmptyCell, ...]
     complete: bool
-    reason: str = ""
+    reason: Reason = Reason(ReasonCode.REGIONS_NOT_RUN)
     lps: int = 0
 
     def __len__(self) -> int:
@@ -340,7 +344,7 @@ class RegionWalk:
         self.regions: list[Region] = []
         self.lps = 0
         self.complete = False
-        self.reason = "not run"
+        self.reason = Reason(ReasonCode.REGIONS_NOT_RUN)
         self._started = False
 
     # ---- stages ----------------------------------------------------------
@@ -375,11 +379,13 @@ class RegionWalk:
         return tuple(out)
 
     # ---- splitting --------------------------------------------------------
-    def _out_of_budget(self) -> str | None:
+    def _out_of_budget(self) -> Reason | None:
         if self.max_regions is not None and len(self.regions) >= self.max_regions:
-            return f"stopped after {len(self.regions)} regions (max_regions = {self.max_regions})"
+            return Reason(ReasonCode.REGIONS_STOPPED, {"regions": len(self.regions), "lps": self.lps,
+                                                       "max_regions": self.max_regions})
         if self.deadline is not None and time.monotonic() > self.deadline:
-            return f"stopped after {len(self.regions)} regions and {self.lps} exact LPs (time limit)"
+            return Reason(ReasonCode.REGIONS_STOPPED, {"regions": len(self.regions), "lps": self.lps,
+                                                       "max_regions": None})
         return None
 
     def _other_side(self, cell: _Cell, row: Row) -> tuple[Fraction, ...] | None:
@@ -464,7 +470,8 @@ class RegionWalk:
             children = self._split(cell, cell.z[j], record)
             for c in reversed(children):
                 stack.append((c, si, j + 1))
-        self.complete, self.reason = True, f"{len(self.regions)} regions, {self.lps} exact LPs"
+        self.complete, self.reason = True, Reason(ReasonCode.REGIONS_COMPLETE, {"regions": len(self.regions),
+                                                                               "lps": self.lps})
 
     def _freeze(self, cell: _Cell) -> Region:
         pieces = cell.pieces

@@ -352,7 +352,7 @@ def _box(E: _Data, case: _Case, clock: Clock) -> list[Fraction] | None:
         g = C @ e + t0                              # gradient in z-space, z = C e
         gc = C.T @ g
         if it % 25 == 0:
-            clock.check(PatternMethod.BOX, "Frank–Wolfe iteration")
+            clock.check(PatternMethod.BOX, Reason(ReasonCode.AT_FRANK_WOLFE))
             y = -g
             val = float(y @ t0 + np.maximum(0.0, C.T @ y).sum())
             if val < -1e-12 * max(1.0, float(np.abs(y).sum())):
@@ -402,7 +402,7 @@ def _lattice(E: _Data, case: _Case, clock: Clock):
     for method in (FlipSetMethod.LATTICE, FlipSetMethod.RANK):
         rem = clock.remaining()
         if rem is not None and rem <= 0:
-            raise SearchTimeout(PatternMethod.LATTICE, "no time left")
+            raise SearchTimeout(PatternMethod.LATTICE, Reason(ReasonCode.NO_TIME_LEFT))
         res = find_flip_set(net, method=method, timeout=rem)
         if res.outcome is Outcome.NONE and res.evidence.get("method") == method:
             return thaw(res.evidence)
@@ -444,7 +444,7 @@ def _modp(E: _Data, case: _Case, limit: int, clock: Clock, p: int = PRIME):
                 sol = {r: 0 for r in case.J}
                 sol.update(zip(Jp, e))
                 return Outcome.FOUND, sol
-        clock.check(PatternMethod.MODP_ENUM, lambda: f"2^{len(free)} points mod {p}")
+        clock.check(PatternMethod.MODP_ENUM, lambda: Reason(ReasonCode.AT_MODP_POINTS, {"free": len(free), "p": p}))
     return Outcome.NONE, p
 
 
@@ -546,7 +546,7 @@ def _rank_enum(E: _Data, case: _Case, T, F, clock: Clock, p: int = PRIME):
                     XF = [[a + b for a, b in zip(ra, rb)] for ra, rb in zip(XF, CF[r])]
             if _rank(XF) <= q:
                 return e
-        clock.check(PatternMethod.PROJ_ENUM, lambda: f"2^{len(rest)} orientations")
+        clock.check(PatternMethod.PROJ_ENUM, lambda: Reason(ReasonCode.AT_ORIENTATIONS, {"free": len(rest)}))
     return None
 
 
@@ -572,7 +572,7 @@ def _own(E: _Data, case: _Case, clock: Clock):
         return Outcome.FOUND, {r: 1 - E.e_theta[r] if E.singles[r] == idx[0] else E.e_theta[r] for r in case.J}
     rem = clock.remaining()
     if rem is not None and rem <= 0:
-        raise SearchTimeout(PatternMethod.FLIP, "no time left")
+        raise SearchTimeout(PatternMethod.FLIP, Reason(ReasonCode.NO_TIME_LEFT))
     res = find_flip_set(_virtual_network(E, case), timeout=rem)
     if res.outcome is Outcome.FOUND:
         flipped = {cls[idx[i]] for i in res.flip_set}

@@ -25,6 +25,7 @@ from typing import Mapping
 from reluid.errors import IncompatibleNetworks
 from reluid.model.network import Network, Shallow
 from reluid.model.rational import FAST_FRACTIONS, coprime_fractions, gc_paused, primitive_ray
+from reluid.verdicts import EquivalenceMethod, Reason, ReasonCode
 
 __all__ = ["FunctionData", "function_data", "canonical_row", "Equivalence", "equivalent",
            "distinguishing_input"]
@@ -259,11 +260,12 @@ class Equivalence:
         :class:`~reluid.model.symmetry.GroupElement` for one hidden layer and a
         tuple of them (one per hidden layer, ``act_layers(g, net1) == net2``)
         for deeper networks.
-    reason : str
+    reason : Reason or None
+        How ``equal`` was decided, or why it was not, as data (:mod:`reluid.report.reasons` words it).
     first_difference : int or None
         Deep networks in different orbits: the first layer map (1-based; the
         depth means the output layer) whose canonical rows cannot be matched.
-    method : str
+    method : EquivalenceMethod
         How ``equal`` was decided (``"function data"``, ``"orbit"``,
         ``"float search"``, ``"region split"``, ``"z3 search"``, ...).
     regions : int or None
@@ -275,9 +277,9 @@ class Equivalence:
     outputs: tuple[Vec, Vec] | None = None
     same_orbit: bool | None = None
     orbit: object = None
-    reason: str = ""
+    reason: Reason | None = None
     first_difference: int | None = None
-    method: str = "function data"
+    method: EquivalenceMethod = EquivalenceMethod.FUNCTION_DATA
     regions: int | None = None
 
 
@@ -323,11 +325,11 @@ def equivalent(theta1: Shallow | Network, theta2: Shallow | Network, *, seed: in
     equal, found = _decide(t1, t2, seed)
     if equal:
         return Equivalence(True, same_orbit=found is not None, orbit=found,
-                           reason="same kinks, linear part and constant")
+                           reason=Reason(ReasonCode.EQUIV_SAME_FUNCTION_DATA))
     x, y1, y2 = found
     assert y1 != y2, "internal error: distinguishing input does not distinguish"
     return Equivalence(False, input=x, outputs=(y1, y2), same_orbit=False,
-                       reason="function data differ")
+                       reason=Reason(ReasonCode.EQUIV_FUNCTION_DATA_DIFFER))
 
 
 def _dots(R, m: int, X0, D0: int, a):

@@ -13,6 +13,7 @@ from reluid.analysis.deep.cells import (cell_points, enumerate_cells, exact_func
 from reluid.analysis.deep.fundim import functional_dimension
 from reluid.analysis.deep.strict import StrictBudget, check_farkas, check_point, simplest_between, solve_strict
 from reluid.model.network import Network
+from reluid.report.fundim import describe_cells
 
 CERTIFIED = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[1, 2], [2, 1], [1, 1]], [-1, -3, -5]),
                                 ([[1, 1, 1]], [0])])
@@ -66,7 +67,9 @@ def test_exact_functional_dimension_beats_sampling():
     """dim_fun = U exactly from the cells, where 1400 Gaussian points certify only 12 of 14."""
     r = exact_functional_dimension(CERTIFIED)
     assert (r.rank, r.upper_bound, r.exact, r.certified) == (14, 14, True, True)
-    assert "dim_fun = 14 exactly = U" in r.describe()
+    assert describe_cells(r) == ("dim_fun = 14 exactly = U; architecture (2, 2, 3, 1), D = 19; exact rank over Q at "
+                                 "n0 + 1 points of each of the 13 cells; H_dense holds (docs/mathematics.md §9, "
+                                 "Theorem 9.1)")
     assert functional_dimension(CERTIFIED).rank <= 14
     fd = functional_dimension(CERTIFIED, method="cells")
     assert fd.method == "cells" and fd.rank == 14 and fd.certified
@@ -78,7 +81,7 @@ def test_h_dense_failure_and_lower_bound():
     r = exact_functional_dimension(net)
     assert r.complete and not r.dense and r.dense_failure[:2] == (2, 1)
     assert not r.exact or r.rank == r.upper_bound
-    assert "H_dense fails" in r.describe() or r.certified
+    assert "H_dense fails" in describe_cells(r) or r.certified
 
 
 def test_exact_jacobian_is_the_exact_difference_quotient():

@@ -14,6 +14,8 @@ from reluid.errors import IncompatibleNetworks
 from reluid.io import load
 from reluid.model.network import Layer, Network
 from reluid.model.symmetry import GroupElement, act_layers
+from reluid.report.reasons import sentence
+from reluid.verdicts import ReasonCode
 from tests.paths import EXAMPLES
 
 
@@ -127,7 +129,8 @@ def test_a_difference_only_the_region_split_sees():
 def test_undecided_is_unknown_with_a_reason():
     net = load(EXAMPLES / "deep_layer_flip.json")
     eq = equivalent(net, flip(net, 1, {0, 1}), max_regions=1, timeout=2)
-    assert eq.equal is None and "region split stopped" in eq.reason and eq.same_orbit is False
+    assert eq.equal is None and eq.same_orbit is False and eq.reason.code is ReasonCode.EQUIV_UNDECIDED
+    assert "region split stopped" in sentence(eq.reason)
 
 
 def test_shallow_behaviour_unchanged():

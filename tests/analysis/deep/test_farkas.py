@@ -19,7 +19,8 @@ from reluid.model import Network
 from reluid.model.jsondata import thaw
 from reluid.smt.deep import Condition as Z3Condition
 from reluid.smt.deep import find_input
-from reluid.verdicts import Outcome
+from reluid.report.reasons import sentence
+from reluid.verdicts import Outcome, ReasonCode
 from tests.strategies import random_conditions, random_deep
 
 N = Network.from_lists
@@ -130,13 +131,15 @@ def test_bad_options_are_rejected():
 def test_node_budget_gives_unknown_with_open_nodes():
     r = prove_no_input(DEAD_MIXED, [(2, 0, ">0")], max_nodes=1)
     assert r.outcome is Outcome.UNKNOWN and r.evidence is None and r.point is None
-    assert "node budget of 1" in r.reason and "2 open node(s)" in r.reason
+    assert r.reason.code is ReasonCode.FARKAS_NODE_BUDGET and dict(r.reason.params) == {"max_nodes": 1, "open": 2}
+    assert sentence(r.reason) == "node budget of 1 exhausted with 2 open node(s) left"
     assert r.nodes == 1
 
 
 def test_timeout_gives_unknown():
     r = prove_no_input(DEAD_MIXED, [(2, 0, ">0")], timeout=0.0)
-    assert r.outcome is Outcome.UNKNOWN and "timeout" in r.reason and "open node" in r.reason
+    assert r.outcome is Outcome.UNKNOWN and r.reason.code is ReasonCode.FARKAS_TIMEOUT
+    assert sentence(r.reason) == f"timeout after 0 s with {r.reason.params['open']} open node(s) left"
 
 
 # ---- the float LP only guides ------------------------------------------------------------------

@@ -320,3 +320,29 @@ def test_cli_fundim(tmp_path):
     assert main(["fundim", str(path), "--points", "200", "--exact"], io.StringIO(), io.StringIO()) == 3
     (tmp_path / "bad.json").write_text("{")
     assert main(["fundim", str(tmp_path / "bad.json")], io.StringIO(), io.StringIO()) == 4
+
+
+def test_the_reason_of_a_result_says_what_describe_says():
+    """``summary()`` is the result as data; the report's words for it are :meth:`FunDimResult.describe`'s, in every
+    state a result can be in (certified, by Theorem A3, stalled, memory cap, complete with a gap, time budget, not
+    attempted with a memory or a time estimate)."""
+    from reluid.report.reasons import sentence
+    from reluid.verdicts import StopReason
+
+    r = functional_dimension(SMALL, seed=0)
+    assert r.certified
+    S = StopReason
+    states = [r, dataclasses.replace(r, triangular={"method": "triangular"}),
+              dataclasses.replace(r, rank=r.upper_bound - 2, stop_reason=S.RANK_STALLED, stall_rounds=3,
+                                  stall_regions=9),
+              dataclasses.replace(r, rank=r.upper_bound - 1, stop_reason=S.MEMORY_CAP),
+              dataclasses.replace(r, rank=r.upper_bound - 1, stop_reason=S.SAMPLE_EXHAUSTED, stopped_early=False),
+              dataclasses.replace(r, rank=r.upper_bound - 1, stop_reason=S.TIME_BUDGET, estimate_s=123.4),
+              dataclasses.replace(r, rank=r.upper_bound - 1, stop_reason=S.TIME_BUDGET, estimate_s=None),
+              dataclasses.replace(r, stop_reason=S.NOT_ATTEMPTED, estimate_s=1e4, estimate_gb=12.5, memory_cap_gb=2.0),
+              dataclasses.replace(r, stop_reason=S.NOT_ATTEMPTED, estimate_s=None, estimate_gb=None)]
+    words = [r.describe() for r in states]
+    assert len(set(words)) == len(states)
+    for state, said in zip(states, words):
+        reason = state.summary()
+        assert sentence(reason) == "Functional dimension: " + said == sentence(reason.to_dict())

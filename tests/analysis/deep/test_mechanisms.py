@@ -23,7 +23,7 @@ from reluid.model.symmetry import GroupElement, act_layers
 from reluid.smt.deep import Condition, find_input
 from reluid.smt.solver import SolverConfig
 from reluid.report.reasons import note, text
-from reluid.verdicts import Outcome, ReasonCode
+from reluid.verdicts import Outcome, Reason, ReasonCode
 
 
 def certify_deep(net, **options):
@@ -107,8 +107,8 @@ def test_certificate_round_trip_and_checker(name, net, kind, layer, neurons, met
 
 def test_layer_flip_sets_exact():
     sets, status = layer_flip_sets(FLIP, 1)
-    assert status == "exhausted" and sets == [(0, 1)]
-    assert layer_flip_sets(GENERIC, 1) == ([], "full-rank")
+    assert status.code is ReasonCode.LAYER_FLIP_EXHAUSTED and sets == [(0, 1)]
+    assert layer_flip_sets(GENERIC, 1) == ([], Reason(ReasonCode.LAYER_FLIP_FULL_RANK))
 
 
 def test_generic_network_is_unknown_never_no_hidden():

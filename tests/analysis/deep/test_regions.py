@@ -9,6 +9,7 @@ from reluid.analysis.deep.regions import (EmptyCell, Feasibility, activation_reg
                                           strict_feasibility)
 from reluid.errors import InvalidArgument
 from reluid.model.network import Network
+from reluid.report.reasons import sentence
 
 
 def _rows(rng, n, m, lo=-5, hi=5):
@@ -102,4 +103,5 @@ def test_joint_regions_and_partial_splits():
         assert len(r.pattern[0]) == 1
         assert tuple(evaluate_row(z, r.point) for z in r.pieces[0][1]) == a.preactivations(r.point)[1]
     stopped = activation_regions(a, max_regions=1)
-    assert not stopped.complete and len(stopped) == 1 and "max_regions" in stopped.reason
+    assert not stopped.complete and len(stopped) == 1 and stopped.reason.params["max_regions"] == 1
+    assert sentence(stopped.reason) == "stopped after 1 regions (max_regions = 1)"

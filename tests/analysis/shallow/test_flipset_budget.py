@@ -15,6 +15,7 @@ from reluid.analysis.shallow.flipsets.solver import refusal
 from reluid.model.network import Shallow
 from reluid.smt.flipsets import formula_cost, solve_flip_set
 from reluid.verdicts import Outcome
+from reluid.report.reasons import sentence
 
 
 def _random_shallow(m: int, n: int, k: int, seed: int = 0) -> Shallow:
@@ -53,11 +54,11 @@ def test_refusal_names_time_memory_and_regime(cap):
     tiny = Clock(1e-4)
     no = refusal(prob, 4, tiny, "pb", 36)
     assert no is not None and no.code == "z3-time"
-    text = no.describe()
+    text = sentence(no.reason())
     assert "n/km = 10.00" in text and "kernel of U of dimension 36" in text and "4 rows × 40 neurons" in text
     B.set_memory_cap(1e-9)
     no = refusal(prob, 4, Clock(None), "pb", 36)
-    assert no.code == "z3-memory" and "memory cap" in no.describe()
+    assert no.code == "z3-memory" and "memory cap" in sentence(no.reason())
     del clock
 
 
@@ -71,7 +72,8 @@ def test_past_the_separable_regime_z3_is_declined_not_built(cap):
     t0 = time.perf_counter()
     r = find_flip_set(theta, timeout=30)
     assert r.outcome is Outcome.UNKNOWN
-    assert "z3 not attempted" in r.reason and "n/km = 100.00" in r.reason
+    assert "z3 not attempted" in sentence(r.reason) and "n/km = 100.00" in sentence(r.reason)
+    assert r.reason.params["methods"][-1][1]["code"] == "z3-memory"
     assert ("z3", 0.0, "z3-memory") in r.stats
     assert time.perf_counter() - t0 < 20
 
@@ -120,6 +122,7 @@ def test_a_float32_network_past_n_km_2_gets_an_unknown_naming_the_regime_without
     B.set_memory_cap(B.resident_gb() + gb / 2)
     r = find_flip_set(theta, timeout=30)
     assert r.outcome is Outcome.UNKNOWN and r.method == "none"
-    assert "separation: " in r.reason and "z3 not attempted" in r.reason and "n/km = 3.01" in r.reason
+    words = sentence(r.reason)
+    assert "separation: " in words and "z3 not attempted" in words and "n/km = 3.01" in words
     assert [s[0] for s in r.stats][-2:] == ["separation", "z3"] and r.stats[-1][2] == "z3-memory"
     assert theta._A is None and theta._M is None               # no Fraction matrix of θ was built

@@ -23,6 +23,7 @@ from reluid.certificates.build import flip_claim
 from reluid.checker.registry import VERIFIERS, Context
 from reluid.errors import CheckFailed
 from reluid.model.network import Shallow
+from reluid.report.reasons import sentence
 
 
 def float_theta(m, n, k, seed):
@@ -140,7 +141,8 @@ def test_separation_subsumes_rank():
 def test_zero_column_is_not_separable():
     theta = Shallow.make([[1, 0, 2]], [[1], [1], [3]], [0, 1, 2], [0])   # m_2 = 0
     res = find_flip_set(theta, method="separation")
-    assert res.outcome == "unknown" and "zero column" in res.reason
+    assert res.outcome == "unknown" and "zero column" in sentence(res.reason)
+    assert res.reason.params["methods"] == (("separation", {"code": "separation-zero-column", "params": {}}),)
 
 
 # ---------------------------------------------------------------------------

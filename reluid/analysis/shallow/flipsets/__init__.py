@@ -79,7 +79,7 @@ from reluid.analysis.shallow.flipsets.solver import refusal, solve
 from reluid.errors import InvalidArgument
 from reluid.model.jsondata import freeze
 from reluid.model.network import Shallow  # noqa: F401  (the doctests use it)
-from reluid.verdicts import FlipSetMethod, Outcome
+from reluid.verdicts import FlipSearchStep, FlipSetMethod, Outcome, Reason, ReasonCode
 
 __all__ = [
     "METHODS",
@@ -149,13 +149,15 @@ class FlipSetResult:
         JSON-shaped, read-only (ints and tuples): the evidence that
         :mod:`reluid.certificates.build` puts in a ``no-flip-set`` or
         ``flip-set`` claim.  Empty when unknown.
-    method : str
+    method : FlipSetMethod or FlipSearchStep
         The method that decided (``"screen"`` for the quick witness search),
         or ``"none"``.
     solver : mapping or None
         :meth:`SolverConfig.describe` when z3 was asked (it only searches: its
         unsat never gives NONE).
-    reason : str or None
+    reason : Reason or None
+        Why the answer is unknown, as data (:mod:`reluid.report.reasons` words it): the time ran out in a
+        method (``flip-timeout``), or what each method tried came to (``flip-methods-gave-up``).
     stats : tuple of (method, seconds, outcome)
         Every method tried, in order.
     """
@@ -163,9 +165,9 @@ class FlipSetResult:
     outcome: Outcome
     flip_set: frozenset | None = None
     evidence: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    method: str = "none"
+    method: FlipSetMethod | FlipSearchStep = FlipSearchStep.NONE
     solver: Mapping[str, Any] | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     stats: tuple[tuple[str, float, str], ...] = ()
 
     def __post_init__(self):
@@ -361,7 +363,7 @@ def find_flip_set(theta, *, timeout: float | None = None, method: str = "auto", 
 def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, encoding: str) -> FlipSetResult:
     n = prob.n
     stats: list[tuple[str, float, str]] = []
-    reasons: list[str] = []
+    reasons: list[list] = []           # [method, why] for each method that gave up
     solver_info = None
 
     def run(name, fn):
@@ -373,10 +375,10 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
             stats.append((name, time.perf_counter() - t0, "timeout"))
             raise
         except ArithmeticError as e:  # LLL failed to separate, etc.: the method gives up
-            out = gave_up(str(e))
+            out = gave_up(Reason(ReasonCode.METHOD_ERROR, {"error": str(e)}))
         stats.append((name, time.perf_counter() - t0, out.outcome.value))
         if out.outcome is Outcome.UNKNOWN and out.reason:
-            reasons.append(f"{name}: {out.reason}")
+            reasons.append([name, out.reason])
         return out
 
     def finish(name, out):
@@ -386,11 +388,11 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
     try:
         if n == 0:
             return FlipSetResult(Outcome.NONE, None, {"method": FlipSetMethod.RANK, "p": prob.prime(), "rows": []},
-                                 FlipSetMethod.RANK, stats=((FlipSetMethod.RANK, 0.0, "none"),))
+                                 FlipSetMethod.RANK, stats=((FlipSetMethod.RANK, 0.0, Outcome.NONE.value),))
         if method in ("auto", "sub"):
-            out = run("screen", lambda: screen(prob, clock))
+            out = run(FlipSearchStep.SCREEN, lambda: screen(prob, clock))
             if out.outcome is Outcome.FOUND:
-                return finish("screen", out)
+                return finish(FlipSearchStep.SCREEN, out)
         if method in ("auto", FlipSetMethod.SEPARATION):
             out = run(FlipSetMethod.SEPARATION, lambda: _separation_within_share(prob, clock, seed))
             if out.outcome is not Outcome.UNKNOWN:
@@ -407,25 +409,28 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
         no_z3 = refusal(prob, min(prob.km, n), clock, encoding, n - min(prob.km, n)) if only_z3 else None
         if no_z3 is not None:
             stats.append((FlipSetMethod.Z3, 0.0, no_z3.code))
-            reasons.append(f"z3: {no_z3.describe()}")
-            return FlipSetResult(Outcome.UNKNOWN, method="none", reason="; ".join(reasons), stats=tuple(stats))
+            reasons.append([FlipSetMethod.Z3, no_z3.reason()])
+            return FlipSetResult(Outcome.UNKNOWN, reason=Reason(ReasonCode.FLIP_METHODS_GAVE_UP, {"methods": reasons}),
+                                 stats=tuple(stats))
         if (method in ("auto", "sub", FlipSetMethod.RANK, FlipSetMethod.LATTICE, FlipSetMethod.ENUMERATE)
                 or (method == FlipSetMethod.Z3 and prob.km > 2 * n)):
             t0 = time.perf_counter()
             prof = profile(prob, clock)
             r = n - len(prof.rows)
-            stats.append(("rank profile", time.perf_counter() - t0, f"kernel dimension {r} mod {prof.p}"))
+            stats.append((FlipSearchStep.RANK_PROFILE, time.perf_counter() - t0, f"kernel dimension {r} mod {prof.p}"))
             if r == 0 and method in ("auto", "sub", FlipSetMethod.RANK):
                 return finish(FlipSetMethod.RANK,
                               none({"method": FlipSetMethod.RANK, "p": prof.p, "rows": list(prof.rows)}))
             if method == FlipSetMethod.RANK:
-                reasons.append(f"rank: U has rank {n - r} < n = {n} mod {prof.p}")
+                reasons.append([FlipSetMethod.RANK, Reason(ReasonCode.FLIP_RANK_DEFICIENT, {"rank": n - r, "n": n,
+                                                                                           "p": prof.p})])
         if method in ("auto", "sub", FlipSetMethod.LATTICE) and n <= LATTICE_MAX_N:
             out = run(FlipSetMethod.LATTICE, lambda: lattice(prob, prof, clock))
             if out.outcome is not Outcome.UNKNOWN:
                 return finish(FlipSetMethod.LATTICE, out)
         elif method == FlipSetMethod.LATTICE:
-            reasons.append(f"lattice: n = {n} > {LATTICE_MAX_N}")
+            reasons.append([FlipSetMethod.LATTICE, Reason(ReasonCode.FLIP_LATTICE_TOO_LARGE, {"n": n,
+                                                                                              "limit": LATTICE_MAX_N})])
         if method in ("auto", "sub", FlipSetMethod.ENUMERATE):
             out = run(FlipSetMethod.ENUMERATE, lambda: enumerate_kernel(prob, prof, clock, bar))
             if out.outcome is not Outcome.UNKNOWN:
@@ -440,10 +445,11 @@ def _search(prob: Problem, method: str, clock: Clock, bar: Progress, seed: int, 
             if out.outcome is not Outcome.UNKNOWN:
                 return finish(FlipSetMethod.Z3, out)
     except SearchTimeout as t:
-        return FlipSetResult(Outcome.UNKNOWN, method="none", solver=solver_info,
-                             reason=f"timeout in {t.method} ({t.detail}){_regime(prob)}", stats=tuple(stats))
-    return FlipSetResult(Outcome.UNKNOWN, method="none", solver=solver_info,
-                         reason="; ".join(reasons) or "no method applies", stats=tuple(stats))
+        return FlipSetResult(Outcome.UNKNOWN, solver=solver_info, stats=tuple(stats),
+                             reason=Reason(ReasonCode.FLIP_TIMEOUT, {"method": t.method, "detail": t.detail,
+                                                                     **_regime(prob)}))
+    return FlipSetResult(Outcome.UNKNOWN, solver=solver_info, stats=tuple(stats),
+                         reason=Reason(ReasonCode.FLIP_METHODS_GAVE_UP, {"methods": reasons}))
 
 
 def separable_probability(n: int, km: int) -> float:
@@ -495,18 +501,15 @@ def _separation_within_share(prob: Problem, clock: Clock, seed: int) -> MethodRe
     except SearchTimeout as t:
         if own is clock:
             raise
-        return gave_up(f"stopped at its share ({SEPARATION_SHARE:.0%}) of the time left ({t.detail}): at n/km = "
-                       f"{prob.n / prob.km:.2f} random columns are separable with probability "
-                       f"{separable_probability(prob.n, prob.km):.2g} (Wendel)")
+        return gave_up(Reason(ReasonCode.FLIP_SEPARATION_SHARE, {"share": SEPARATION_SHARE, "detail": t.detail,
+                                                                  "n": prob.n, "km": prob.km,
+                                                                  "separable": separable_probability(prob.n, prob.km)}))
 
 
-def _regime(prob: Problem) -> str:
-    """The regime of a wide network, for reasons: n/km and the chance that separation can work there."""
+def _regime(prob: Problem) -> dict:
+    """The regime of a wide network, for reasons: n, km and Wendel's chance that separation can work there."""
     n, km = prob.n, prob.km
-    if n <= km:
-        return ""
-    return (f"; regime n/km = {n / km:.2f}: random columns are separable with probability "
-            f"{separable_probability(n, km):.2g} (Wendel), and the kernel of U has dimension at least {n - km}")
+    return {"n": n, "km": km, "separable": separable_probability(n, km) if n > km else None}
 
 
 def _split_rest(prob: Problem, rest: list[int], clock: Clock, seed: int) -> MethodResult:

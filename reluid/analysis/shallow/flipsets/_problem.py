@@ -21,7 +21,7 @@ from reluid.errors import InvalidArgument
 from reluid.model import dyadic
 from reluid.model.network import Network, Shallow
 from reluid.model.rational import FAST_FRACTIONS, gc_paused
-from reluid.verdicts import Outcome
+from reluid.verdicts import Outcome, Reason
 
 __all__ = ["Problem", "Clock", "Progress", "MethodResult", "SearchTimeout", "BadPrime", "found", "none",
            "gave_up", "check_theta", "check_timeout", "check_limit", "check_subset", "PRIME", "HASH_PRIME",
@@ -46,7 +46,9 @@ CHUNK = 1 << 16
 
 
 class SearchTimeout(Exception):
-    def __init__(self, method: str, detail: str):
+    """The time ran out in ``method``; ``detail`` (a :class:`Reason`, or words) says where."""
+
+    def __init__(self, method: str, detail):
         self.method, self.detail = method, detail
         super().__init__(f"{method}: {detail}")
 
@@ -57,12 +59,12 @@ class BadPrime(Exception):
 
 @dataclass(frozen=True, slots=True)
 class MethodResult:
-    """What one method concluded: FOUND (``flip_set``), NONE (``evidence``) or UNKNOWN (``reason``)."""
+    """What one method concluded: FOUND (``flip_set``), NONE (``evidence``) or UNKNOWN (``reason``, a Reason)."""
 
     outcome: Outcome
     evidence: dict | None = None
     flip_set: frozenset | None = None
-    reason: str | None = None
+    reason: Reason | str | None = None
     solver: dict | None = None
 
 
@@ -75,7 +77,7 @@ def none(evidence: dict, **kw) -> MethodResult:
     return MethodResult(Outcome.NONE, evidence, **kw)
 
 
-def gave_up(reason: str, **kw) -> MethodResult:
+def gave_up(reason: Reason | str, **kw) -> MethodResult:
     return MethodResult(Outcome.UNKNOWN, reason=reason, **kw)
 
 

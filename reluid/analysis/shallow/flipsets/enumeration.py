@@ -14,7 +14,7 @@ import numpy as np
 from reluid.analysis.shallow.flipsets._problem import (CHUNK, ENUMERATE_MAX_FREE, Clock, MethodResult, Problem,
                                                       Progress, found, gave_up, none)
 from reluid.analysis.shallow.flipsets.rank import Profile
-from reluid.verdicts import FlipSetMethod
+from reluid.verdicts import FlipSetMethod, Reason, ReasonCode
 
 __all__ = ["kernel_candidates", "enumerate_kernel"]
 
@@ -39,13 +39,14 @@ def kernel_candidates(prof: Profile, clock: Clock, progress: Progress, method: s
             if np.all(vals <= 1):
                 yield frozenset(free[x == 1].tolist()) | frozenset(piv[vals == 1].tolist())
         progress.advance(task, stop - start)
-        clock.check(method, lambda: f"kernel dimension {r}, {total - stop} of 2^{r} candidates left")
+        clock.check(method, lambda: Reason(ReasonCode.AT_CANDIDATES, {"dimension": r, "left": total - stop}))
 
 
 def enumerate_kernel(prob: Problem, prof: Profile, clock: Clock, progress: Progress) -> MethodResult:
     r = len(prof.free)
     if r > ENUMERATE_MAX_FREE or prof.coeff is None:
-        return gave_up(f"kernel of U mod {prof.p} has dimension {r} > {ENUMERATE_MAX_FREE}")
+        return gave_up(Reason(ReasonCode.ENUMERATE_TOO_LARGE, {"p": prof.p, "dimension": r,
+                                                                "limit": ENUMERATE_MAX_FREE}))
     for F in kernel_candidates(prof, clock, progress, FlipSetMethod.ENUMERATE):
         if prob.is_flip(F):
             return found(F)

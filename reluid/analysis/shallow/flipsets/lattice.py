@@ -47,7 +47,7 @@ from flint import fmpz_mat
 from reluid.analysis.shallow.flipsets._problem import (LATTICE_ENUM_MAX_NODES, LATTICE_MAX_N, Clock, MethodResult,
                                                       Problem, found, gave_up, none)
 from reluid.analysis.shallow.flipsets.rank import Profile
-from reluid.verdicts import FlipSetMethod
+from reluid.verdicts import FlipSetMethod, Reason, ReasonCode
 
 __all__ = ["lattice", "bkz", "enumeration_setup", "enumerate_ball", "have_fpylll", "BKZ_BLOCK", "CVP_BLOCKS"]
 
@@ -83,7 +83,7 @@ def _kernel_lattice(prob: Problem, prof: Profile, clock: Clock):
     for extra in (n // 2 + 16, n + 64, 2 * n + 128):
         N = 1 << extra
         E = fmpz_mat([[1 if c == i else 0 for c in range(n)] + [N * row[i] for row in rowsZ] for i in range(n)])
-        clock.check(FlipSetMethod.LATTICE, f"LLL in dimension {n}")
+        clock.check(FlipSetMethod.LATTICE, Reason(ReasonCode.AT_LLL, {"dimension": n}))
         Red, T = E.lll(transform=True)
         zero = [all(Red[i, n + t] == 0 for t in range(len(rowsZ))) for i in range(n)]
         if sum(zero) == r and all(zero[:r]):
@@ -305,7 +305,8 @@ def enumerate_ball(B: list[list[int]], on_leaf, node_limit: int, clock: Clock) -
         if nodes > node_limit:
             raise NodeLimit(node_limit)
         if not nodes & 0x3FFF:
-            clock.check(FlipSetMethod.LATTICE_ENUM, lambda: f"{nodes} enumeration nodes in dimension {r}")
+            clock.check(FlipSetMethod.LATTICE_ENUM, lambda: Reason(ReasonCode.AT_ENUM_NODES, {"nodes": nodes,
+                                                                                             "dimension": r}))
         c[j] = v
         rho[j] = b
         absum[j] = absum[j + 1] + abs(v)
@@ -338,8 +339,8 @@ def _enumerate_certificate(prob: Problem, prof: Profile, B, C, clock: Clock, nod
     try:
         nodes = enumerate_ball(B, leaf, node_limit, clock)
     except NodeLimit:
-        return gave_up(f"Gram–Schmidt bound fails and the enumeration needs more than {node_limit} nodes or "
-                       f"meets more than {LATTICE_ENUM_MAX_LEAVES} lattice points (dimension {len(B)})")
+        return gave_up(Reason(ReasonCode.LATTICE_ENUM_LIMIT, {"nodes": node_limit, "points": LATTICE_ENUM_MAX_LEAVES,
+                                                               "dimension": len(B)}))
     for F in hits:
         if prob.is_flip(F):
             return found(F)
@@ -381,7 +382,7 @@ def _cvp_certificate(prob: Problem, prof: Profile, B, C, clock: Clock) -> Method
     from fpylll.fplll.enumeration import EvaluatorStrategy
 
     n, r = prob.n, len(B)
-    clock.check(FlipSetMethod.LATTICE_CVP, f"BKZ-{CVP_BLOCKS[-1]} in dimension {r}")
+    clock.check(FlipSetMethod.LATTICE_CVP, Reason(ReasonCode.AT_BKZ, {"block": CVP_BLOCKS[-1], "dimension": r}))
     B, C = bkz(B, C, CVP_BLOCKS, tours=4)
     Bz = fmpz_mat(B)
     G = Bz * Bz.transpose()
@@ -391,18 +392,19 @@ def _cvp_certificate(prob: Problem, prof: Profile, B, C, clock: Clock) -> Method
     R2 = Fraction(n * d[r] - d[r + 1], 4 * d[r])
     tau = [float(Fraction(lam[r][t], 2 * d[t + 1])) for t in range(r)]
     if tau[-1] == round(tau[-1]):
-        return gave_up("the last Gram–Schmidt coordinate of the centre is an integer (fplll's sign rule)")
+        return gave_up(Reason(ReasonCode.LATTICE_CVP_INTEGER_CENTRE))
     radius = float(R2 * (1 + Fraction(CVP_MARGIN)) + Fraction(CVP_MARGIN))
     M = GSO.Mat(IntegerMatrix.from_matrix(B), float_type="double")
     M.update_gso()
     estimate = CVP_ESTIMATE_SLACK * _estimated_nodes([M.get_r(j, j) for j in range(r)], radius)
     if estimate > CVP_MAX_NODES:
-        return gave_up(f"the enumeration of the ball needs up to about {estimate:.2g} nodes after BKZ-{CVP_BLOCKS[-1]} "
-                       f"(dimension {r}), more than {CVP_MAX_NODES}")
+        return gave_up(Reason(ReasonCode.LATTICE_CVP_NODES, {"estimate": estimate, "block": CVP_BLOCKS[-1],
+                                                              "dimension": r, "limit": CVP_MAX_NODES}))
     left = clock.remaining()
     if left is not None and estimate * CVP_NODE_SECONDS > left:
-        return gave_up(f"the enumeration of the ball needs up to about {estimate:.2g} nodes after BKZ-{CVP_BLOCKS[-1]} "
-                       f"(dimension {r}), ≈ {estimate * CVP_NODE_SECONDS:.0f} s, more than the {left:.0f} s left")
+        return gave_up(Reason(ReasonCode.LATTICE_CVP_TIME, {"estimate": estimate, "block": CVP_BLOCKS[-1],
+                                                             "dimension": r, "seconds": estimate * CVP_NODE_SECONDS,
+                                                             "left": left}))
     E = Enumeration(M, nr_solutions=CVP_MAX_POINTS + 1, strategy=EvaluatorStrategy.BEST_N_SOLUTIONS)
     try:
         sols = E.enumerate(0, r, radius, 0, target=tau)
@@ -410,8 +412,8 @@ def _cvp_certificate(prob: Problem, prof: Profile, B, C, clock: Clock) -> Method
         sols = []
     nodes = E.get_nodes()
     if len(sols) > CVP_MAX_POINTS or not 0 <= nodes <= CVP_MAX_NODES:
-        return gave_up(f"the ball holds more than {CVP_MAX_POINTS} lattice points or the enumeration more than "
-                       f"{CVP_MAX_NODES} nodes (dimension {r})")
+        return gave_up(Reason(ReasonCode.LATTICE_CVP_POINTS, {"points": CVP_MAX_POINTS, "nodes": CVP_MAX_NODES,
+                                                               "dimension": r}))
     points = sorted({tuple(int(v) for v in coords) for _, coords in sols})
     for cvec in points:
         x = [sum(ci * b[t] for ci, b in zip(cvec, B) if ci) for t in range(n)]
@@ -437,16 +439,15 @@ def lattice(prob: Problem, prof: Profile, clock: Clock, node_limit: int = LATTIC
     n = prob.n
     r = n - len(prof.rows)
     if n > LATTICE_MAX_N:
-        return gave_up(f"n = {n} > {LATTICE_MAX_N}: LLL not attempted")
+        return gave_up(Reason(ReasonCode.LLL_NOT_ATTEMPTED, {"n": n, "limit": LATTICE_MAX_N}))
     if r == 0:
-        return gave_up("U has full column rank (the rank method applies)")
+        return gave_up(Reason(ReasonCode.LATTICE_FULL_RANK))
     hopeless = _lattice_hopeless(prob.int_rows(prof.rows), n, r)
     if hopeless and node_limit <= 0:
-        return gave_up(f"det(ker U ∩ Z^n)^(1/{r}) < √n = {math.sqrt(n):.3g}: "
-                       "no basis can meet the Gram–Schmidt bound")
+        return gave_up(Reason(ReasonCode.LATTICE_HOPELESS, {"dimension": r, "n": n}))
     B, T = _kernel_lattice(prob, prof, clock)
     if not _kernel_ok(prob, B):
-        return gave_up("the kernel of the sampled rows is larger than ker U")
+        return gave_up(Reason(ReasonCode.LATTICE_KERNEL_TOO_LARGE))
     for b in B:
         if all(x in (0, 1) for x in b) or all(x in (0, -1) for x in b):
             F = frozenset(i for i, x in enumerate(b) if x)
@@ -454,7 +455,7 @@ def lattice(prob: Problem, prof: Profile, clock: Clock, node_limit: int = LATTIC
                 return found(F)
     C = _integral_inverse_columns(T, r)
     if (have_fpylll() if reduce is None else reduce) and r > 2:
-        clock.check(FlipSetMethod.LATTICE, f"BKZ-{BKZ_BLOCK} in dimension {r}")
+        clock.check(FlipSetMethod.LATTICE, Reason(ReasonCode.AT_BKZ, {"block": BKZ_BLOCK, "dimension": r}))
         B, C = bkz(B, C)
     if not hopeless:
         Bf = np.array(B, dtype=np.float64)
@@ -471,8 +472,8 @@ def lattice(prob: Problem, prof: Profile, clock: Clock, node_limit: int = LATTIC
                 return none({"method": FlipSetMethod.LATTICE, "p": prof.p, "basis": B, "inverse": C,
                              "rank_rows": list(prof.rows), "rank_cols": list(prof.pivots)})
     if node_limit <= 0:
-        return gave_up(f"Gram–Schmidt bound fails: min ‖b*_i‖² ≤ n = {n}")
+        return gave_up(Reason(ReasonCode.LATTICE_GRAM_SCHMIDT, {"n": n}))
     if (have_fpylll() and reduce is not False) if compiled is None else compiled:
         return _cvp_certificate(prob, prof, B, C, clock)
-    clock.check(FlipSetMethod.LATTICE_ENUM, f"dimension {r}")
+    clock.check(FlipSetMethod.LATTICE_ENUM, Reason(ReasonCode.AT_DIMENSION, {"dimension": r}))
     return _enumerate_certificate(prob, prof, B, C, clock, node_limit)

@@ -13,7 +13,7 @@ import numpy as np
 
 from reluid.analysis.shallow.flipsets._problem import (HASH_PRIME, MITM_MAX_N, Clock, MethodResult, Problem,
                                                       Progress, found, gave_up, none)
-from reluid.verdicts import FlipSetMethod
+from reluid.verdicts import FlipSetMethod, Reason, ReasonCode
 
 __all__ = ["mitm_hits", "mitm"]
 
@@ -34,7 +34,7 @@ def mitm_hits(prob: Problem, clock: Clock, progress: Progress):
         return a
 
     left, right = sums(keys[:h]), sums(keys[h:])
-    clock.check(FlipSetMethod.MITM, f"n = {n}, subset sums built")
+    clock.check(FlipSetMethod.MITM, Reason(ReasonCode.AT_SUBSET_SUMS, {"n": n}))
     order = np.argsort(left)
     ls = left[order]
     target = (P - right) % P
@@ -51,14 +51,14 @@ def mitm_hits(prob: Problem, clock: Clock, progress: Progress):
                 continue
             yield frozenset(i for i in range(h) if lmask >> i & 1) | frozenset(
                 h + i for i in range(n - h) if rmask >> i & 1)
-        clock.check(FlipSetMethod.MITM, lambda: f"n = {n}, matching")
+        clock.check(FlipSetMethod.MITM, lambda: Reason(ReasonCode.AT_MATCHING, {"n": n}))
     progress.advance(task, len(right))
 
 
 def mitm(prob: Problem, clock: Clock, progress: Progress) -> MethodResult:
     n = prob.n
     if n > MITM_MAX_N:
-        return gave_up(f"n = {n} > {MITM_MAX_N}: meet in the middle not attempted")
+        return gave_up(Reason(ReasonCode.MITM_TOO_LARGE, {"n": n, "limit": MITM_MAX_N}))
     for F in mitm_hits(prob, clock, progress):
         if prob.is_flip(F):
             return found(F)

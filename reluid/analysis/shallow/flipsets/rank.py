@@ -20,7 +20,7 @@ from reluid.analysis.shallow.flipsets._problem import (ENUMERATE_MAX_FREE, Clock
                                                           SearchTimeout, found, gave_up, none)
 from reluid.budget import memory_left_gb
 from reluid.model.modp import pivot_columns
-from reluid.verdicts import FlipSetMethod
+from reluid.verdicts import FlipSearchStep, FlipSetMethod, Reason, ReasonCode
 
 __all__ = ["screen", "rank_random", "contiguous_rows", "Profile", "profile", "BLAS_DET_MIN_N"]
 
@@ -45,7 +45,7 @@ def screen(prob: Problem, clock: Clock) -> MethodResult:
             if prob.is_flip({i, j}):
                 return found({i, j})
         seen.setdefault(hi, []).append(i)
-    return gave_up("no zero column and no opposite pair")
+    return gave_up(Reason(ReasonCode.SCREEN_NOTHING))
 
 
 def _det_nonzero(U: np.ndarray, p: int) -> bool:
@@ -85,18 +85,18 @@ def rank_random(prob: Problem, clock: Clock, tries: int = 1) -> MethodResult:
     """n rows of U with a nonzero n × n minor mod a prime p < 2^20: contiguous ranges first, then random ones."""
     n, p = prob.n, prob.small_prime()
     if prob.km < n:
-        return gave_up(f"k·m = {prob.km} < n = {n}: the columns of U are dependent")
+        return gave_up(Reason(ReasonCode.RANK_DEPENDENT, {"km": prob.km, "n": n}))
     if len(contiguous_rows(prob.k, prob.m, n)) == n:
         rows = contiguous_rows(prob.k, prob.m, n)
         if _minor_det_nonzero(prob, rows, p):
             return none({"method": FlipSetMethod.RANK, "p": p, "rows": rows})
-        clock.check(FlipSetMethod.RANK, f"n = {n}")
+        clock.check(FlipSetMethod.RANK, Reason(ReasonCode.AT_SIZE, {"n": n}))
     for _ in range(tries):
         rows = prob.balanced_rows(n)
         if _minor_det_nonzero(prob, rows, p):
             return none({"method": FlipSetMethod.RANK, "p": p, "rows": rows})
-        clock.check(FlipSetMethod.RANK, f"n = {n}")
-    return gave_up(f"the n × n minors of U tried vanish mod {p}")
+        clock.check(FlipSetMethod.RANK, Reason(ReasonCode.AT_SIZE, {"n": n}))
+    return gave_up(Reason(ReasonCode.RANK_MINORS_VANISH, {"p": p}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,17 +130,18 @@ def profile(prob: Problem, clock: Clock, max_free: int = ENUMERATE_MAX_FREE + 2)
     seconds, gb = profile_cost(prob)
     rem = clock.remaining()
     if gb > memory_left_gb():
-        raise SearchTimeout("rank profile", f"n = {n}: it needs about {gb:.1f} GB, more than the "
-                            f"{memory_left_gb():.1f} GB left under the memory cap")
+        raise SearchTimeout(FlipSearchStep.RANK_PROFILE, Reason(ReasonCode.RANK_PROFILE_MEMORY, {
+            "n": n, "gb_needed": gb, "gb_left": memory_left_gb()}))
     if rem is not None and seconds > rem:
-        raise SearchTimeout("rank profile", f"n = {n}: it needs about {seconds:.0f} s, more than the {rem:.1f} s left")
+        raise SearchTimeout(FlipSearchStep.RANK_PROFILE, Reason(ReasonCode.RANK_PROFILE_TIME, {
+            "n": n, "seconds_needed": seconds, "seconds_left": rem}))
     if km * n <= 4_000_000 or km <= n + 64:
         cand = list(range(km))
     else:
         cand = prob.balanced_rows(n + 64)
     Uc = prob.mod_rows(cand, p)
     R, rank = nmod_mat(Uc.tolist(), p).rref() if len(cand) else (None, 0)
-    clock.check("rank profile", f"n = {n}")
+    clock.check(FlipSearchStep.RANK_PROFILE, Reason(ReasonCode.AT_SIZE, {"n": n}))
     if rank == len(cand):
         rows = cand
     else:  # the pivot columns of rref(U_candᵀ) are independent rows of U_cand

@@ -44,7 +44,7 @@ from flint import fmpz_mat
 
 from reluid.analysis.shallow.flipsets._problem import Clock, MethodResult, Problem, found, gave_up, none
 from reluid.model import dyadic
-from reluid.verdicts import FlipSetMethod, Outcome
+from reluid.verdicts import FlipSetMethod, Outcome, Reason, ReasonCode
 
 __all__ = ["separation", "separate", "exact_scores", "common_scores", "split_set", "LP_MAX_ENTRIES",
            "SPLIT_MAX_REST", "have_lp"]
@@ -164,7 +164,7 @@ def _lbfgs(Ah: np.ndarray, Mh: np.ndarray, clock: Clock, seed: int, max_evals: i
     pairs: deque = deque(maxlen=20)
     stall = 0
     while state["hit"] is None and state["evals"] < max_evals:
-        clock.check(FlipSetMethod.SEPARATION, lambda: f"L-BFGS, {state['evals']} evaluations")
+        clock.check(FlipSetMethod.SEPARATION, lambda: Reason(ReasonCode.AT_LBFGS, {"evaluations": state["evals"]}))
         q = g.copy()
         alphas = []
         for s, y, rho in reversed(pairs):
@@ -260,25 +260,24 @@ def separate(prob: Problem, clock: Clock, seed: int = 0):
     ``last`` is the search's last iterate (floats), which the split starts from."""
     unit = _unit_factors(prob)
     if unit is None:
-        return None, "a zero column u_i (m_i = 0 or a_i = 0) cannot be separated", None
+        return None, Reason(ReasonCode.SEPARATION_ZERO_COLUMN), None
     Ah, Mh = unit
     hit, last = _lbfgs(Ah, Mh, clock, seed)
-    tried = "L-BFGS"
+    lp_tried = False
     if hit is None and prob.n * (prob.km + 1) <= LP_MAX_ENTRIES and have_lp():
-        tried = "L-BFGS and the HiGHS max-margin LP"
+        lp_tried = True
         Ylp, t = _lp(Ah, Mh, clock)
         if Ylp is not None and t > 1e-9:
             hit = Ylp
         elif Ylp is not None:
-            return None, (f"not separable: the max-margin LP optimum is {t:.2g} ≤ 0, so (Gordan) some nonzero "
-                          "x ≥ 0 has Ux = 0"), last
+            return None, Reason(ReasonCode.SEPARATION_IMPOSSIBLE, {"optimum": t}), last
     if hit is None:
-        return None, f"{tried} found no y with yᵀu_i > 0 for every i", last
+        return None, Reason(ReasonCode.SEPARATION_NOT_FOUND, {"lp": lp_tried}), last
     for Yi in _round(hit, Ah, Mh):
-        clock.check(FlipSetMethod.SEPARATION, "exact check of the rounded y")
+        clock.check(FlipSetMethod.SEPARATION, Reason(ReasonCode.AT_EXACT_CHECK))
         if min(exact_scores(prob, Yi)) > 0:
             return Yi, None, last
-    return None, "the rounded y does not separate exactly", last
+    return None, Reason(ReasonCode.SEPARATION_ROUNDING), last
 
 
 def separation(prob: Problem, clock: Clock, seed: int = 0, split=None) -> MethodResult:
@@ -297,10 +296,11 @@ def separation(prob: Problem, clock: Clock, seed: int = 0, split=None) -> Method
     Yi = [[int(v) for v in row] for row in np.rint(last / top * (2**24 - 1))]
     rest = sorted(split_set(common_scores(prob, exact_scores(prob, Yi))))
     if not rest or len(rest) > min(SPLIT_MAX_REST, prob.n // 2):
-        return gave_up(f"{why}; the split would leave {len(rest)} of the {prob.n} neurons" if rest else why)
+        return gave_up(Reason(ReasonCode.SEPARATION_SPLIT_TOO_LARGE, {"why": why, "rest": len(rest), "n": prob.n})
+                       if rest else why)
     sub = split(rest)
     if sub.outcome is Outcome.FOUND:
         return found(rest[i] for i in sub.flip_set)
     if sub.outcome is not Outcome.NONE:
-        return gave_up(f"{why}; no certificate for the {len(rest)} neurons the split leaves ({sub.reason})")
+        return gave_up(Reason(ReasonCode.SEPARATION_SPLIT_UNKNOWN, {"why": why, "rest": len(rest), "sub": sub.reason}))
     return none({"method": FlipSetMethod.SEPARATION_SPLIT, "y": Yi, "rest": rest, "sub": sub.evidence})

@@ -22,19 +22,19 @@ from dataclasses import dataclass
 from reluid.analysis.shallow.flipsets._problem import Clock, MethodResult, Problem, SearchTimeout, found, gave_up
 from reluid.analysis.shallow.flipsets.rank import Profile
 from reluid.budget import MIN_SECONDS, memory_left_gb
-from reluid.verdicts import FlipSetMethod, Outcome
+from reluid.verdicts import FlipSetMethod, Outcome, Reason, ReasonCode
 
 __all__ = ["solve", "Z3Refusal"]
 
 
 @dataclass(frozen=True, slots=True)
 class Z3Refusal:
-    """Why z3 was not asked: its formula does not fit (a structured reason; :meth:`describe` words it).
+    """Why z3 was not asked: its formula does not fit (:meth:`reason` gives it as a :class:`Reason`).
 
     ``code`` is ``"z3-time"`` (the estimate exceeds the seconds left) or ``"z3-memory"`` (the GB left).
     """
 
-    code: str
+    code: ReasonCode
     n: int
     km: int
     rows: int
@@ -44,17 +44,10 @@ class Z3Refusal:
     gb_needed: float
     gb_left: float
 
-    def describe(self) -> str:
-        size = f"a formula of {self.rows} rows × {self.n} neurons ({self.rows * self.n:,} terms)"
-        if self.code == "z3-memory":
-            why = f"needs about {self.gb_needed:.1f} GB, more than the {self.gb_left:.1f} GB left under the memory cap"
-        else:
-            left = "unbounded" if self.seconds_left is None else f"{self.seconds_left:.1f} s"
-            why = (f"needs about {self.seconds_needed:.0f} s to build and search once, more than the {left} left")
-        kern = f", kernel of U of dimension {self.kernel_dim}" if self.kernel_dim is not None else ""
-        return (f"z3 not attempted: {size} {why}; regime n/km = {self.n / max(1, self.km):.2f} (n = {self.n}, "
-                f"km = {self.km}{kern}): past n/km ≈ 2 random columns are not separable, and the kernel is too "
-                "large to enumerate")
+    def reason(self) -> Reason:
+        return Reason(self.code, {"n": self.n, "km": self.km, "rows": self.rows, "kernel_dim": self.kernel_dim,
+                                  "seconds_needed": self.seconds_needed, "seconds_left": self.seconds_left,
+                                  "gb_needed": self.gb_needed, "gb_left": self.gb_left})
 
 
 def effective_encoding(prob: Problem, encoding: str) -> str:
@@ -76,9 +69,9 @@ def refusal(prob: Problem, n_rows: int, clock: Clock, encoding: str, kernel_dim:
     mem = memory_left_gb()
     code = None
     if gb > mem:
-        code = "z3-memory"
+        code = ReasonCode.Z3_MEMORY
     elif rem is not None and seconds > rem:
-        code = "z3-time"
+        code = ReasonCode.Z3_TIME
     if code is None:
         return None
     return Z3Refusal(code, prob.n, prob.km, n_rows, kernel_dim, seconds, rem, gb, mem)
@@ -93,24 +86,23 @@ def solve(prob: Problem, prof: Profile | None, clock: Clock, seed: int, encoding
     for _ in range(prob.km + 1):
         rem = clock.remaining()
         if rem is not None and rem <= MIN_SECONDS:
-            raise SearchTimeout(FlipSetMethod.Z3, f"n = {prob.n}, no time left for the solver")
+            raise SearchTimeout(FlipSetMethod.Z3, Reason(ReasonCode.Z3_NO_TIME, {"n": prob.n}))
         no = refusal(prob, len(rows), clock, encoding, kernel_dim)
         if no is not None:
-            return gave_up(no.describe())
+            return gave_up(no.reason())
         config = SolverConfig(seed=seed, timeout_ms=60_000 if rem is None else max(1, int(rem * 1000)))
         deadline = None if rem is None else time.monotonic() + rem
         ans = solve_flip_set(prob.int_rows(rows), prob.n, config=config, encoding=encoding, deadline=deadline)
         if ans.outcome is Outcome.NONE:
-            return gave_up(f"z3 answered unsat for n = {prob.n}, which is not a certificate the checker can "
-                           "re-verify", solver=ans.solver)
+            return gave_up(Reason(ReasonCode.Z3_UNSAT, {"n": prob.n}), solver=ans.solver)
         if ans.outcome is Outcome.UNKNOWN:
-            return gave_up(f"z3 returned unknown ({ans.reason}) for n = {prob.n}", solver=ans.solver)
+            return gave_up(Reason(ReasonCode.Z3_UNKNOWN, {"answer": ans.reason, "n": prob.n}), solver=ans.solver)
         if prob.is_flip(ans.flip_set):
             return found(ans.flip_set)
         # the candidate solves the encoded rows only: add a violated row and ask again
         s = prob.column_sum(ans.flip_set)
         extra = next((t for t, v in enumerate(s) if v and t not in rows), None)
         if extra is None:
-            return gave_up("z3 returned a candidate that violates an encoded row")
+            return gave_up(Reason(ReasonCode.Z3_SPURIOUS_ROW))
         rows.append(extra)
-    return gave_up("z3 kept returning spurious candidates")
+    return gave_up(Reason(ReasonCode.Z3_SPURIOUS))
