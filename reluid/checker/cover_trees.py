@@ -60,8 +60,10 @@ def verify_cover_trees(ctx: Context, n1: int, flats, blocks, raw) -> tuple[int, 
         entry = raw[i]
         if not isinstance(entry, Mapping) or set(entry) != {"I", "tree"}:
             fail(ctx, f"cover tree {i + 1} must have exactly the fields ['I', 'tree']")
-        if entry["I"] != list(I):
-            fail(ctx, f"cover tree {i + 1} is for I = {entry['I']!r}; the next set I the count leaves open is "
+        named = entry["I"]
+        if not isinstance(named, (list, tuple)) or [type(j) for j in named] != [int] * len(named) or \
+                list(named) != list(I):
+            fail(ctx, f"cover tree {i + 1} is for I = {named!r}; the next set I the count leaves open is "
                       f"{list(I)} (0-based)")
         U = frozenset(t for t, (j, _) in enumerate(flats) if j in I)
         nodes += _node(ctx, entry["tree"], U, len(I), blocks, (I, ""))

@@ -334,7 +334,7 @@ def _h4(ctx, T: _Theta, flats, trees=None) -> str | None:
         return (f"the checker searched: no cover of the flats of any of the {2 ** T.n1 - 1} sets I by |I| "
                 f"hyperplanes other than the H_i ({len(blocks)} hyperplanes through two flats)")
     n, nodes = verify_cover_trees(ctx, T.n1, flats, blocks, trees)
-    return (f"H4 by the count and {n} cover tree(s) ({nodes} nodes) for the sets I it leaves open, checked against "
+    return (f"H4 by the count and {n} cover tree(s) ({nodes} node(s)) for the sets I it leaves open, checked against "
             f"the checker's own {len(blocks)} hyperplanes through two flats")
 
 

@@ -755,7 +755,7 @@ def _exhaustive_h4(an: _W, per) -> bool:
             rows = rref([list(an.u[j]), list(g)])[0]
             flats.append(tl.BendFlat(s, j, k, p if p is not None else (), tuple(tuple(r) for r in rows)))
     shim = tl._Analysis.__new__(tl._Analysis)
-    shim.n0, shim.n1, shim.deadline = an.d, an.n1, an.deadline
+    shim.n0, shim.n1, shim.deadline, shim.u, shim.h4_trees = an.d, an.n1, an.deadline, an.u, None
     try:
         h, _, _ = shim.h4(tuple(flats))
     except tl._Budget:
