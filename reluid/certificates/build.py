@@ -300,9 +300,9 @@ def two_layer_evidence(theorem) -> dict:
 
 def cover_tree(node) -> dict:
     """A cover tree of :mod:`reluid.analysis.deep.h4_trees` as JSON: ``{"y": q or [[t, y_t], ...]}`` (a packing
-    leaf) or ``{"x": t, "children": [...]}``."""
-    if node[0] == "x":
-        return {"x": node[1], "children": [cover_tree(c) for c in node[2]]}
+    leaf) or ``{"split": t, "children": [...]}``."""
+    if node[0] == "split":
+        return {"split": node[1], "children": [cover_tree(c) for c in node[2]]}
     y = node[1]
     return {"y": [[t, format_rational(v)] for t, v in y] if isinstance(y, tuple) else format_rational(y)}
 

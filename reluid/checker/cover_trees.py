@@ -13,7 +13,7 @@ where a plane left out could hide a cover).  A node claims that no r sets of its
   sets would give Σ y ≤ r); Y is one number (the same y on every flat of U) or a list of pairs
   ``[t, y_t]`` (flats t, 0-based in the checker's list of distinct flats; the others get 0).
   With r = 0 and U ≠ ∅ every leaf closes (no set covers anything);
-* a branch ``{"x": t, "children": [...]}`` names a flat x ∈ U and has one child per member of
+* a branch ``{"split": t, "children": [...]}`` names a flat x ∈ U (0-based) and has one child per member of
   the family that contains x and has two elements or more, in the order of their sorted flat
   lists, or, when there is none, one child for {x}; the child for S is the node (U − S, r − 1).
   Any cover contains a set with x, and it can be replaced by such a member (or is {x} itself).
@@ -88,11 +88,11 @@ def _node(ctx: Context, node, U, r, blocks, at) -> int:
     if isinstance(node, Mapping) and set(node) == {"y"}:
         _leaf(ctx, node["y"], U, r, blocks, where)
         return 1
-    if not isinstance(node, Mapping) or set(node) != {"x", "children"}:
-        fail(ctx, f"{where} must have exactly the fields ['y'] (a leaf) or ['children', 'x'] (a branch)")
-    x, kids = node["x"], node["children"]
+    if not isinstance(node, Mapping) or set(node) != {"split", "children"}:
+        fail(ctx, f"{where} must have exactly the fields ['y'] (a leaf) or ['children', 'split'] (a branch)")
+    x, kids = node["split"], node["children"]
     if not isinstance(x, int) or isinstance(x, bool) or x not in U:
-        fail(ctx, f"{where}: x = {x!r} is not one of the uncovered flats {_flat_list(U)} (1-based; x is 0-based)")
+        fail(ctx, f"{where}: split = {x!r} (0-based) is not one of the uncovered flats {_flat_list(U)} (1-based)")
     if r == 0:
         fail(ctx, f"{where}: a branch with budget r = 0 (no set is left to cover flat {x + 1}; the node is a leaf)")
     family = sorted({b & U for b in blocks if x in b and len(b & U) >= 2}, key=sorted) or [frozenset([x])]

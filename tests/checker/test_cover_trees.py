@@ -21,10 +21,10 @@ from tests.checker.test_mutants_two_layers import CERTIFIED, EVIDENCE, GLR3, GLR
 
 #: the producer's trees without a linear program (reluid/analysis/deep/h4_trees.py, lp=False): branches
 #: on the flat with fewest children, leaves closed by the uniform y = 1/m
-BRANCHING = [{"I": [0, 1], "tree": {"x": 0, "children": [{"y": 1}]}},
+BRANCHING = [{"I": [0, 1], "tree": {"split": 0, "children": [{"y": 1}]}},
              {"I": [0, 2], "tree": {"y": 1}},
-             {"I": [1, 2], "tree": {"x": 2, "children": [{"y": 1}]}},
-             {"I": [0, 1, 2], "tree": {"x": 0, "children": [{"x": 1, "children": [{"y": "1/2"}]}]}}]
+             {"I": [1, 2], "tree": {"split": 2, "children": [{"y": 1}]}},
+             {"I": [0, 1, 2], "tree": {"split": 0, "children": [{"split": 1, "children": [{"y": "1/2"}]}]}}]
 #: the producer's trees with the LP: every root closed by a 0/1 packing
 PACKED = [{"I": [0, 1], "tree": {"y": [[0, 1], [1, 1], [3, 1]]}},
           {"I": [0, 2], "tree": {"y": 1}},
@@ -90,11 +90,11 @@ def test_a_missing_child():
 
 
 def test_a_wrong_x():
-    rejects(forged(BRANCHING, 0, x=4, children=[{"y": 1}]),
-            "the cover tree for I = {1, 2}, at its root: x = 4 is not one of the uncovered flats [1, 2, 3, 4] "
-            "(1-based; x is 0-based)")
+    rejects(forged(BRANCHING, 0, split=4, children=[{"y": 1}]),
+            "the cover tree for I = {1, 2}, at its root: split = 4 (0-based) is not one of the uncovered flats "
+            "[1, 2, 3, 4] (1-based)")
     # x = 1 is uncovered but lies in no block of two flats: its only child is {x}, and (U − {x}, 1) is no leaf
-    rejects(forged(BRANCHING, 0, x=1, children=[{"y": 1}]),
+    rejects(forged(BRANCHING, 0, split=1, children=[{"y": 1}]),
             "the cover tree for I = {1, 2}, node 1: the packing puts 2 > 1 on the flats [1, 3] of one hyperplane")
 
 
@@ -129,10 +129,10 @@ def test_a_leaf_with_budget_and_no_bound():
 
 def test_a_branch_with_no_budget_left():
     trees = copy.deepcopy(BRANCHING)
-    trees[0]["tree"]["children"] = [{"x": 1, "children": [{"y": []}]}]     # honest too: ({4}, 0) is closed
+    trees[0]["tree"]["children"] = [{"split": 1, "children": [{"y": []}]}]     # honest too: ({4}, 0) is closed
     msg, _ = verify(with_trees(trees))
     assert msg.endswith(TAIL.format(9))
-    trees[0]["tree"]["children"] = [{"x": 1, "children": [{"x": 3, "children": [{"y": []}]}]}]
+    trees[0]["tree"]["children"] = [{"split": 1, "children": [{"split": 3, "children": [{"y": []}]}]}]
     rejects(trees, "the cover tree for I = {1, 2}, node 1.1: a branch with budget r = 0 (no set is left to cover "
                    "flat 4; the node is a leaf)")
 
@@ -169,7 +169,7 @@ def test_a_tree_built_from_a_block_list_that_omits_a_plane():
                                    "flats [1, 3] of one hyperplane")
     # without the plane of {2, 4}, a branch on flat 4 has one child where the checker wants two
     trees = copy.deepcopy(BRANCHING)
-    trees[3]["tree"] = {"x": 4, "children": [{"y": 1}]}
+    trees[3]["tree"] = {"split": 4, "children": [{"y": 1}]}
     rejects(trees, "the cover tree for I = {1, 2, 3}, at its root: 1 children, but flat 5 lies in 2 set(s) of the "
                    "family ([3, 5], [4, 5]): one child each")
 
@@ -178,7 +178,7 @@ def test_a_cover_found_along_a_tree_fails_h4():
     """CERTIFIED with two flats per H_j (0, 1 on H_1, 2, 3 on H_2): the lines through flats 0, 2 and 1, 3 cover
     them; a tree that follows them reaches an empty U, and any other tree fails where it should close."""
     thin = {**copy.deepcopy(EVIDENCE), "flats": [EVIDENCE["flats"][t] for t in (0, 1, 3, 4)]}
-    tree = {"x": 0, "children": [{"x": 1, "children": [{"y": []}]}, {"y": []}]}      # {0, 2}, then {1, 3}
+    tree = {"split": 0, "children": [{"split": 1, "children": [{"y": []}]}, {"y": []}]}      # {0, 2}, then {1, 3}
     rejects([{"I": [0, 1], "tree": tree}], "H4 fails: for I = {1, 2} the bend flats on those H_j are covered by 2 "
                                            "hyperplane(s) other than the H_i (along the cover tree)",
             evidence=thin, network=CERTIFIED)
@@ -189,7 +189,7 @@ def test_a_cover_found_along_a_tree_fails_h4():
 
 def test_malformed_trees():
     rejects(forged(PACKED, 0, z=1), "the cover tree for I = {1, 2}, at its root must have exactly the fields ['y'] "
-                                    "(a leaf) or ['children', 'x'] (a branch)")
+                                    "(a leaf) or ['children', 'split'] (a branch)")
     rejects(forged(PACKED, 0, y=[[0, 1, 2]]), "the cover tree for I = {1, 2}, at its root: a packing entry must be "
                                               "a pair [flat, y], got [0, 1, 2]")
     rejects(forged(PACKED, 0, y=[[0, 1], [0, 1]]), "the cover tree for I = {1, 2}, at its root: the packing names "
@@ -199,7 +199,7 @@ def test_malformed_trees():
     rejects(forged(PACKED, 0, y=0.5), "the cover tree for I = {1, 2}, at its root: expected an integer or 'p/q' "
                                       "string, got float 0.5")
     rejects([{"I": [0, 1]}] + PACKED[1:], "cover tree 1 must have exactly the fields ['I', 'tree']")
-    rejects(forged(BRANCHING, 0, x=0, children=None), "the cover tree for I = {1, 2}, at its root: no list of "
+    rejects(forged(BRANCHING, 0, split=0, children=None), "the cover tree for I = {1, 2}, at its root: no list of "
                                                       "children, but flat 1 lies in 1 set(s) of the family ([1, 3]): "
                                                       "one child each")
     with pytest.raises(CheckFailed) as e:

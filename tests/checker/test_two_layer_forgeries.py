@@ -290,7 +290,7 @@ def test_an_h4_cover_cannot_be_hidden():
 
     sets = open_sets([fl["neuron"] for fl in ev["flats"]], 2)
     assert sets
-    for tree in ({"y": "1"}, {"y": "1/2"}, {"y": []}, {"x": 0, "children": [{"y": "1"}]}):
+    for tree in ({"y": "1"}, {"y": "1/2"}, {"y": []}, {"split": 0, "children": [{"y": "1"}]}):
         f = copy.deepcopy(d)
         claim(f, "deep-two-layer-hypotheses")["evidence"]["cover"] = [{"I": list(I), "tree": tree} for I in sets]
         assert judge(f, "H4 cover hidden by forged cover trees")

@@ -13,7 +13,7 @@ fractional packing y (y ≥ 0, at most 1 on every block and every flat, Σ y > r
 
 and otherwise branches on the flat x of U with the fewest family members through it (one child per
 distinct b ∩ U ∋ x with at least two flats, sorted; {x} when there is none).  Nodes are tuples:
-``("y", q)`` (uniform), ``("y", ((t, y_t), ...))``, ``("x", t, (child, ...))``; t indexes the flats.
+``("y", q)`` (uniform), ``("y", ((t, y_t), ...))``, ``("split", t, (child, ...))``; t indexes the flats.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def _node(U, r, blocks, neurons, budget, tick, lp):
         if kid is None:
             return None
         kids.append(kid)
-    return ("x", x, tuple(kids))
+    return ("split", x, tuple(kids))
 
 
 def _bound(U, r, within, neurons, lp):

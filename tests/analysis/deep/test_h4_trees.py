@@ -60,7 +60,7 @@ def test_trees_exist_exactly_when_no_cover_and_the_checker_accepts_them(lp):
             continue
         seen["trees"] += 1
         raw = json.loads(json.dumps([{"I": list(I), "tree": cover_tree(t)} for I, t in trees]))
-        seen["branches"] += json.dumps(raw).count('"x"')
+        seen["branches"] += json.dumps(raw).count('"split"')
         n, _ = verify_cover_trees(Context(CERTIFIED, "h"), n1, flats, blocks, raw)
         assert n == len(open_sets(neurons, n1))
     assert seen["trees"] > 30 and seen["covers"] > 30 and (lp or seen["branches"] > 5), seen
@@ -94,7 +94,7 @@ def test_trees_are_none_when_a_cover_exists_and_the_limit_is_kept():
 
     neurons = [0, 0, 1, 1]
     assert cover_trees(neurons, [frozenset({0, 2}), frozenset({1, 3})], 2) is None
-    assert cover_trees(neurons, [frozenset({0, 2})], 2, lp=False) == (((0, 1), ("x", 0, (("y", 1),))),)
+    assert cover_trees(neurons, [frozenset({0, 2})], 2, lp=False) == (((0, 1), ("split", 0, (("y", 1),))),)
     with pytest.raises(Limit):
         cover_trees([0, 0, 1, 1, 2, 2], [frozenset({2, 4}), frozenset({3, 4}), frozenset({0, 2})], 3, max_nodes=3,
                     lp=False)
