@@ -322,7 +322,8 @@ def pinning_evidence(pin) -> dict:
     or ``"x"`` (``minor`` null); ``regions``: the regions used, with (x frame) an interior point,
     a zero of every visible g^s_k and a Motzkin vector for every invisible nonconstant one;
     ``order``: per layer-2 neuron in pinning order its seed, its edges ``[region, j]`` (x frame:
-    ``[region, j, wall point]``) and the W.3 method; ``h4``: the bend triples and the method.
+    ``[region, j, wall point]``) and the W.3 method; ``h4``: the bend triples and the method (the
+    ``exhaustive`` method with its cover trees, when they were built).
     """
     x = pin.frame.kind == Frame.X
     regions = []
@@ -342,8 +343,11 @@ def pinning_evidence(pin) -> dict:
         if x:
             f["point"] = _q(p)
         flats.append(f)
+    h4 = {"method": pin.h4_method, "flats": flats}
+    if getattr(pin, "h4_trees", None) is not None:
+        h4["cover"] = [{"I": list(I), "tree": cover_tree(tree)} for I, tree in pin.h4_trees]
     return {"frame": pin.frame.kind, "minor": None if x else list(pin.frame.minor), "regions": regions,
-            "order": order, "h4": {"method": pin.h4_method, "flats": flats}}
+            "order": order, "h4": h4}
 
 
 def _two_layer_claims(theorem, role: str) -> list[Claim]:

@@ -21,6 +21,7 @@ from reluid.certificates.schema import from_json, to_json
 from reluid.checker import search as S
 from reluid.checker.cover_trees import verify_cover_trees
 from reluid.checker.registry import Context
+from reluid.errors import CheckFailed
 from reluid.verdicts import Verdict
 from tests.two_layer_nets import CERTIFIED, glr
 
@@ -98,3 +99,35 @@ def test_trees_are_none_when_a_cover_exists_and_the_limit_is_kept():
     with pytest.raises(Limit):
         cover_trees([0, 0, 1, 1, 2, 2], [frozenset({2, 4}), frozenset({3, 4}), frozenset({0, 2})], 3, max_nodes=3,
                     lp=False)
+
+
+def test_theorem_w_s_exhaustive_h4_carries_trees_too():
+    """Ω(2,3,3,1) (the 11th i.i.d. draw of its seed): Theorem W in the x frame, bend flats per H_j (2, 3, 3), the
+    count fails, and the exhaustive method's one open set I = {1, 2, 3} gets its tree."""
+    from reluid.analysis.deep.pinning import analyse_pinning
+    from reluid.analysis.deep.two_layers_survey import draw
+    from reluid.certificates.build import pinning_evidence
+    from reluid.checker.pinning import verify_pinning
+
+    rng = random.Random("pin-(2, 3, 3, 1)")
+    nets = [draw((2, 3, 3, 1), "iid", rng) for _ in range(11)]
+    pin = analyse_pinning(nets[10], timeout=30)
+    assert pin.holds and pin.h4_method == "exhaustive" and pin.flat_counts == (2, 3, 3)
+    ev = json.loads(json.dumps(pinning_evidence(pin), default=str))
+    assert ev["h4"]["cover"] == [{"I": [0, 1, 2], "tree": {"y": "1/2"}}]
+    c = Context(nets[10], "p")
+    assert verify_pinning(ev, c).endswith("H4 by exhaustive (cover trees): the hypotheses of Theorem W hold")
+    assert c.budget.searches == []
+    del ev["h4"]["cover"]
+    c = Context(nets[10], "p")
+    assert verify_pinning(ev, c).endswith("H4 by exhaustive: the hypotheses of Theorem W hold")
+    assert c.budget.searches == ["covers of the bend flats of the 7 sets I by |I| hyperplanes (H4)"]
+    ev["h4"].update(method="count", cover=[])
+    with pytest.raises(CheckFailed) as e:
+        verify_pinning(ev, Context(nets[10], "p"))
+    assert e.value.reason == "h4 cover trees go with the method 'exhaustive'"
+    ev["h4"].update(method="exhaustive", cover=[{"I": [0, 1, 2], "tree": {"y": "1/3"}}])
+    with pytest.raises(CheckFailed) as e:
+        verify_pinning(ev, Context(nets[10], "p"))
+    assert e.value.reason == ("the cover tree for I = {1, 2, 3}, at its root: the packing's total Σ y = 8/3 is not "
+                              "above the budget r = 3")
