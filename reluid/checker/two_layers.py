@@ -327,6 +327,8 @@ def _h4(ctx, T: _Theta, flats, trees=None) -> str | None:
     the checker's own blocks, or, without trees, by the checker's cover search (:mod:`reluid.checker.search`);
     returns how, in words."""
     if _count_condition(flats, T.n1):
+        if trees is not None:
+            verify_cover_trees(ctx, T.n1, flats, [], trees)     # the count leaves no set I: trees must be []
         return None
     blocks = _blocks(ctx, T, flats)
     if trees is None:

@@ -208,3 +208,10 @@ def test_malformed_trees():
     with pytest.raises(CheckFailed) as e:
         verify(with_trees({"I": [0, 1]}))
     assert e.value.reason == "cover must be a list"
+
+
+def test_no_trees_where_the_count_holds():
+    msg, _ = verify(with_trees([], EVIDENCE), CERTIFIED)
+    assert "H4 by Lemma 10.12's count" in msg
+    rejects([{"I": [0], "tree": {"y": 1}}], "1 cover trees, but the count leaves only 0 sets I", evidence=EVIDENCE,
+            network=CERTIFIED)
