@@ -509,14 +509,12 @@ def _h4(ctx, T, raw):
     _check_walls(ctx, T, pending, lambda w, j, k: f"{w}: no point of the flat on the wall (B4)")
     counts = [len(keys[j]) for j in range(T.n1)]
     method = raw["method"]
-    if trees and method == CoverMethod.COUNT:
-        fail(ctx, "h4 cover trees go with the method 'exhaustive'")
-    if trees and raw["cover"] is None:
-        fail(ctx, "cover must be a list")
     if method == CoverMethod.COUNT:
         if not all(b > m for m, b in enumerate(sorted(counts), start=1)):
             fail(ctx, f"H4 by Lemma H4-count needs, sorted, b_(m) > m for every m; the distinct bend flats per H_j "
                       f"are {counts}")
+        if trees:
+            fail(ctx, "h4 cover trees go with the method 'exhaustive'")
         return counts, method
     if method != CoverMethod.EXHAUSTIVE:
         fail(ctx, f"h4 method must be 'count' or 'exhaustive', got {method!r}")
@@ -525,6 +523,8 @@ def _h4(ctx, T, raw):
     fl = [(j, _tl._echelon([[Fraction(x) for x in T.u[j]], [Fraction(x) for x in T.g(ctx, s)[k]]]))
           for j, s, k in echelon]
     shim = SimpleNamespace(n0=T.d, n1=T.n1, u=[tuple(Fraction(x) for x in u) for u in T.u])
+    if trees and raw["cover"] is None:
+        fail(ctx, "cover must be a list")
     _tl._h4(ctx, shim, fl, raw["cover"] if trees else None)
     return counts, method + (" (cover trees)" if trees else "")
 

@@ -125,7 +125,8 @@ def test_theorem_w_s_exhaustive_h4_carries_trees_too():
     ev["h4"].update(method="count", cover=[])
     with pytest.raises(CheckFailed) as e:
         verify_pinning(ev, Context(nets[10], "p"))
-    assert e.value.reason == "h4 cover trees go with the method 'exhaustive'"
+    assert e.value.reason == ("H4 by Lemma H4-count needs, sorted, b_(m) > m for every m; the distinct bend flats "
+                              "per H_j are [2, 3, 3]")
     ev["h4"].update(method="exhaustive", cover=[{"I": [0, 1, 2], "tree": {"y": "1/3"}}])
     with pytest.raises(CheckFailed) as e:
         verify_pinning(ev, Context(nets[10], "p"))
