@@ -281,10 +281,11 @@ def two_layer_evidence(theorem) -> dict:
     ``vertices``: the full regions of the component 𝒞 (signs, an interior point, one zero of
     each g^s_k); ``edges``: the rigid edge set E (signs s with s_j = +, label j), connected and
     carrying every label; ``flats``: one bend triple (s, j, k) with its point on the wall per
-    distinct bend flat.
+    distinct bend flat; ``cover`` (when H4 holds but not by Lemma 10.12's count): one cover tree
+    per set I the count leaves open (docs/certificates.md).
     """
     comp = set(theorem.component)
-    return {
+    ev = {
         "vertices": [{"signs": _signs(f.signs), "point": [format_rational(v) for v in f.point],
                       "zeros": [[format_rational(v) for v in z] for z in f.zeros]}
                      for f in theorem.full if f.signs in comp],
@@ -292,6 +293,18 @@ def two_layer_evidence(theorem) -> dict:
         "flats": [{"signs": _signs(f.signs), "neuron": f.neuron, "unit": f.unit,
                    "point": [format_rational(v) for v in f.point]} for f in theorem.flats],
     }
+    if getattr(theorem, "h4_trees", None) is not None:
+        ev["cover"] = [{"I": list(I), "tree": cover_tree(tree)} for I, tree in theorem.h4_trees]
+    return ev
+
+
+def cover_tree(node) -> dict:
+    """A cover tree of :mod:`reluid.analysis.deep.h4_trees` as JSON: ``{"y": q or [[t, y_t], ...]}`` (a packing
+    leaf) or ``{"split": t, "children": [...]}``."""
+    if node[0] == "split":
+        return {"split": node[1], "children": [cover_tree(c) for c in node[2]]}
+    y = node[1]
+    return {"y": [[t, format_rational(v)] for t, v in y] if isinstance(y, tuple) else format_rational(y)}
 
 
 REF_THEOREM_W = ("Theorem W and Lemma H4-count (docs/mathematics.md, two hidden layers on partial regions; "
@@ -309,7 +322,8 @@ def pinning_evidence(pin) -> dict:
     or ``"x"`` (``minor`` null); ``regions``: the regions used, with (x frame) an interior point,
     a zero of every visible g^s_k and a Motzkin vector for every invisible nonconstant one;
     ``order``: per layer-2 neuron in pinning order its seed, its edges ``[region, j]`` (x frame:
-    ``[region, j, wall point]``) and the W.3 method; ``h4``: the bend triples and the method.
+    ``[region, j, wall point]``) and the W.3 method; ``h4``: the bend triples and the method (the
+    ``exhaustive`` method with its cover trees, when they were built).
     """
     x = pin.frame.kind == Frame.X
     regions = []
@@ -329,8 +343,11 @@ def pinning_evidence(pin) -> dict:
         if x:
             f["point"] = _q(p)
         flats.append(f)
+    h4 = {"method": pin.h4_method, "flats": flats}
+    if getattr(pin, "h4_trees", None) is not None:
+        h4["cover"] = [{"I": list(I), "tree": cover_tree(tree)} for I, tree in pin.h4_trees]
     return {"frame": pin.frame.kind, "minor": None if x else list(pin.frame.minor), "regions": regions,
-            "order": order, "h4": {"method": pin.h4_method, "flats": flats}}
+            "order": order, "h4": h4}
 
 
 def _two_layer_claims(theorem, role: str) -> list[Claim]:

@@ -479,7 +479,8 @@ def _w3b(ctx, T, k, s0, C) -> bool:
 
 
 def _h4(ctx, T, raw):
-    _tl._fields(ctx, raw, ("method", "flats"), "h4")
+    trees = hasattr(raw, "keys") and "cover" in raw.keys()
+    _tl._fields(ctx, raw, ("method", "flats") + (("cover",) if trees else ()), "h4")
     flats = _tl._list(ctx, raw["flats"], "h4 flats")
     charge(ctx, len(flats) * (T.n1 + T.n2 + 4), "the bend triples (B1)–(B4)")
     keys = {j: set() for j in range(T.n1)}
@@ -512,6 +513,8 @@ def _h4(ctx, T, raw):
         if not all(b > m for m, b in enumerate(sorted(counts), start=1)):
             fail(ctx, f"H4 by Lemma H4-count needs, sorted, b_(m) > m for every m; the distinct bend flats per H_j "
                       f"are {counts}")
+        if trees:
+            fail(ctx, "h4 cover trees go with the method 'exhaustive'")
         return counts, method
     if method != CoverMethod.EXHAUSTIVE:
         fail(ctx, f"h4 method must be 'count' or 'exhaustive', got {method!r}")
@@ -520,8 +523,10 @@ def _h4(ctx, T, raw):
     fl = [(j, _tl._echelon([[Fraction(x) for x in T.u[j]], [Fraction(x) for x in T.g(ctx, s)[k]]]))
           for j, s, k in echelon]
     shim = SimpleNamespace(n0=T.d, n1=T.n1, u=[tuple(Fraction(x) for x in u) for u in T.u])
-    _tl._h4(ctx, shim, fl)
-    return counts, method
+    if trees and raw["cover"] is None:
+        fail(ctx, "cover must be a list")
+    _tl._h4(ctx, shim, fl, raw["cover"] if trees else None)
+    return counts, method + (" (cover trees)" if trees else "")
 
 
 @verifies(ClaimKind.DEEP_TWO_LAYER_PINNING)

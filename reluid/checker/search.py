@@ -10,6 +10,10 @@ it searched:
 
 * the orbit normal form of a deep network with tied neurons (every order of
   the tied neurons is tried: the least form is the normal form);
+* H4 of two hidden layers (docs/mathematics.md §8.3) when a ``deep-two-layer-hypotheses``
+  certificate carries no cover trees (older certificates): for every set I that Lemma
+  10.12's count leaves open, a search for a cover of its bend flats (:func:`h4_covers`);
+  a certificate with trees is checked by :mod:`reluid.checker.cover_trees` instead;
 * the flip-set searches ``enumerate``, ``mitm`` and ``lattice-enum`` and the
   pattern searches ``modp-enum`` and ``proj-enum``: their loops live with their
   verifiers (:mod:`reluid.checker.flipsets`, :mod:`reluid.checker.patterns`)
@@ -21,12 +25,16 @@ it searched:
 from __future__ import annotations
 
 import math
-from itertools import permutations, product
+from itertools import combinations, permutations, product
 
-from reluid.checker.registry import Context, charge
+from reluid.checker.registry import Context, charge, fail
 from reluid.model.network import Network
 
-__all__ = ["SEARCHED", "searched", "orbit_form", "orbit_invariant", "outside_orbit"]
+__all__ = ["SEARCHED", "searched", "orbit_form", "orbit_invariant", "outside_orbit", "cover", "h4_covers",
+           "COVER_LIMIT", "I_text"]
+
+#: Nodes of all H4 cover searches of one claim together.
+COVER_LIMIT = 2_000_000
 
 #: How ``reluid check`` marks a claim whose verification searched.
 SEARCHED = "searched by the checker"
@@ -149,3 +157,57 @@ def outside_orbit(a: Network, b: Network, ctx: Context | None = None) -> bool | 
     if fa is None or fb is None:
         return None
     return fa != fb
+
+
+# ---- H4: the cover search (certificates without cover trees) --------------------------------
+
+def I_text(I) -> str:
+    """A set I of layer-1 neurons (0-based) as the messages write it: {1, 3}."""
+    return "{" + ", ".join(str(j + 1) for j in I) + "}"
+
+
+def cover(U, blocks, budget, nodes) -> list | None:
+    """At most ``budget`` sets among ``blocks`` (each of at least two elements) and singletons covering U, or
+    None; ``"limit"`` once ``nodes[0]`` nodes are spent (docs/mathematics.md §8.3, Lemma 8.6(e))."""
+    if not U:
+        return []
+    if budget == 0:
+        return None
+    nodes[0] -= 1
+    if nodes[0] < 0:
+        return "limit"
+    x = min(U)
+    for b in [b for b in blocks if x in b] + [frozenset([x])]:
+        rest = cover(U - b, [c - b for c in blocks if len(c - b) >= 2], budget - 1, nodes)
+        if rest == "limit":
+            return rest
+        if rest is not None:
+            return [b] + rest
+    return None
+
+
+def h4_covers(ctx: Context, n1: int, flats, blocks) -> None:
+    """H4 by search: for every nonempty I ⊆ [n1], no cover of the flats on the H_j, j ∈ I (``flats``: pairs
+    (j, key)), by |I| sets among ``blocks`` (the flats on one hyperplane through two flats, no H_i) and
+    singletons.  Every node is charged; a cover, or more than :data:`COVER_LIMIT` nodes, fails the claim."""
+    searched(ctx, f"covers of the bend flats of the {2 ** n1 - 1} sets I by |I| hyperplanes (H4)")
+    F = len(flats)
+    nodes = [COVER_LIMIT]
+    for r in range(1, n1 + 1):
+        for I in combinations(range(n1), r):
+            U = frozenset(t for t, (j, _) in enumerate(flats) if j in I)
+            charge(ctx, len(blocks) + F, "the H4 cover search")
+            per_node = len(blocks) + 1
+            cap = min(nodes[0], (ctx.budget.limit - ctx.budget.used) // per_node)   # the work budget bounds it too
+            local = [cap]
+            found = cover(U, [b & U for b in blocks if len(b & U) >= 2], r, local)
+            spent = cap - max(local[0], 0)
+            nodes[0] -= spent
+            if found == "limit" and nodes[0] > 0:          # the work budget ran out, not COVER_LIMIT
+                charge(ctx, (spent + 1) * per_node, "the H4 cover search")
+            charge(ctx, spent * per_node, "the H4 cover search")
+            if found == "limit":
+                fail(ctx, f"the H4 cover search exceeds the checker's limit of {COVER_LIMIT} nodes")
+            if found is not None:
+                fail(ctx, f"H4 fails: for I = {I_text(I)} the {len(U)} bend flats on those H_j are covered by "
+                          f"{len(found)} hyperplane(s) other than the H_i")

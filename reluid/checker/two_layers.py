@@ -1,23 +1,27 @@
 """Checker for two hidden layers: the hypotheses of docs/mathematics.md §8 and the flips θ^{F1,F2}.
 
 Imports only the standard library, :mod:`reluid.model`, :mod:`reluid.certificates.schema`,
-:mod:`reluid.checker.registry`, :mod:`reluid.checker.flipsets` and :mod:`reluid.errors`.  The
+:mod:`reluid.checker.registry`, :mod:`reluid.checker.flipsets`, :mod:`reluid.checker.cover_trees`,
+:mod:`reluid.checker.search` and :mod:`reluid.errors`.  The
 exact linear algebra here is the checker's own (Fractions, Gaussian elimination); nothing is
 shared with the producer (:mod:`reluid.analysis.deep.two_layers`).
 
 ``deep-two-layer-hypotheses``
-    evidence ``{"vertices", "edges", "flats"}`` for θ = (A, a; W, w; V, c) ∈ Ω(n0, n1, n2, n3),
-    n0 >= 2.  The checker recomputes H0; verifies every vertex as a full region (an interior
+    evidence ``{"vertices", "edges", "flats"}`` (and ``"cover"``, optional) for θ = (A, a; W, w; V, c) ∈
+    Ω(n0, n1, n2, n3), n0 >= 2.  The checker recomputes H0; verifies every vertex as a full region (an interior
     point, a zero of every g^s_k in R_s, ∇g^s_k ≠ 0, the g^s_k pairwise non-proportional);
     verifies every edge (s, s^(j)) between two listed vertices as rigid (rank[u_j; g^s_k; g^s_k′]
     = 3 for every k < k′), the edges as one connected graph, and their labels as all of [n1]
     (the referee's change C1); verifies every bend triple (B1)–(B4) with its point on the wall,
     keeps each flat once (by the reduced row echelon form of [u_j; g^s_k]); and then decides H4
     itself: by Lemma 10.12's count (sorted, b_(m) > m for the distinct flats b_j on each H_j:
-    polynomial) when it holds, and otherwise, for every nonempty I ⊆ [n1], by searching for a cover
-    of the flats on the H_j, j ∈ I, by at most |I| hyperplanes other than the H_i, among the
-    hyperplanes spanned by *any* two flats (the referee's C6; the producer uses the candidates of
-    Lemma 8.6(c)) and singletons; its message says which.  A cover, or any defect, rejects the claim.
+    polynomial) when it holds, and otherwise over the blocks it computes itself: the flats on each
+    hyperplane spanned by *any* two flats and equal to no H_i (the referee's C6).  With ``cover``,
+    a branch-and-bound tree for every nonempty I ⊆ [n1] the count leaves open, checked against
+    those blocks (:mod:`reluid.checker.cover_trees`, docs/mathematics.md Lemma 8.13); without it
+    (older certificates), for every such I a search for a cover of the flats on the H_j, j ∈ I,
+    by at most |I| blocks and singletons (:func:`reluid.checker.search.h4_covers`, recorded as a
+    search); its message says which.  A cover, or any defect, rejects the claim.
 ``deep-layer-no-flip-set``
     evidence ``{"layer": l, "evidence": E}``: E is ``no-flip-set`` evidence (docs/mathematics.md
     §3) for the shallow network (W^l, b^l; W^{l+1}, b^{l+1}) cut out of the network under check,
@@ -34,19 +38,20 @@ import itertools
 from fractions import Fraction
 
 from reluid.certificates.schema import CertificateError, ClaimKind, qs
+from reluid.checker.cover_trees import verify_cover_trees
 from reluid.checker.flipsets import verify_no_flip_set
 from reluid.checker.linalg import rank, rref
 from reluid.checker.registry import Context, charge, fail, verifies
+from reluid.checker.search import h4_covers
 from reluid.model.network import Network
 from reluid.verdicts import Mechanism
 
 __all__ = ["verify_two_layer_hypotheses", "verify_layer_no_flip_set", "flips_construction", "MAX_WIDTH",
-           "MAX_FLATS", "COVER_LIMIT"]
+           "MAX_FLATS"]
 
 ZERO = Fraction(0)
 MAX_WIDTH = 16          # n1: the checker visits 2^n1 - 1 sets I
 MAX_FLATS = 4000
-COVER_LIMIT = 2_000_000  # nodes of all cover searches together
 
 
 # ---- exact linear algebra (the checker's own) -----------------------------------
@@ -295,24 +300,6 @@ def _flats(ctx, T: _Theta, raw) -> list[tuple[int, tuple]]:
     return [(j, key) for key, j in keys.items()]
 
 
-def _cover(U, blocks, budget, nodes) -> list | None:
-    if not U:
-        return []
-    if budget == 0:
-        return None
-    nodes[0] -= 1
-    if nodes[0] < 0:
-        return "limit"
-    x = min(U)
-    for b in [b for b in blocks if x in b] + [frozenset([x])]:
-        rest = _cover(U - b, [c - b for c in blocks if len(c - b) >= 2], budget - 1, nodes)
-        if rest == "limit":
-            return rest
-        if rest is not None:
-            return [b] + rest
-    return None
-
-
 def _count_condition(flats, n1) -> bool:
     """Lemma 10.12 (H4-count, docs/mathematics.md §10): a hyperplane P ≠ H_j holds at most one bend flat on H_j,
     so if the b_j distinct flats on the H_j satisfy, sorted, b_(m) > m for every m, no set I is covered."""
@@ -320,11 +307,9 @@ def _count_condition(flats, n1) -> bool:
     return all(b > m for m, b in enumerate(counts, start=1))
 
 
-def _h4(ctx, T: _Theta, flats) -> int | None:
-    """H4 for every nonempty I: by the count (returns None) or by the checker's own cover search (returns the
-    number of hyperplanes through two flats it searched)."""
-    if _count_condition(flats, T.n1):
-        return None
+def _blocks(ctx, T: _Theta, flats) -> list[frozenset]:
+    """The checker's own blocks: for every hyperplane through two of the ``flats`` and equal to no H_i, the set
+    of the flats (indices) on it (docs/mathematics.md §8.3, Lemma 8.6(c))."""
     planes = set()
     F = len(flats)
     charge(ctx, F * (F - 1) // 2 * (T.n1 + 1) * _rank_cost(T), "the hyperplanes through two bend flats (H4)")
@@ -334,44 +319,42 @@ def _h4(ctx, T: _Theta, flats) -> int | None:
             continue                    # no hyperplane through both, or it is some H_i
         planes.add(ell)
     charge(ctx, len(planes) * F * _rank_cost(T), "the flats on each such hyperplane (H4)")
-    blocks = [frozenset(t for t, (_, f) in enumerate(flats) if _rank([f[0], f[1], ell]) == 2) for ell in planes]
-    nodes = [COVER_LIMIT]
-    for r in range(1, T.n1 + 1):
-        for I in itertools.combinations(range(T.n1), r):
-            U = frozenset(t for t, (j, _) in enumerate(flats) if j in I)
-            charge(ctx, len(blocks) + F, "the H4 cover search")
-            per_node = len(blocks) + 1
-            cap = min(nodes[0], (ctx.budget.limit - ctx.budget.used) // per_node)   # the work budget bounds it too
-            local = [cap]
-            cover = _cover(U, [b & U for b in blocks if len(b & U) >= 2], r, local)
-            spent = cap - max(local[0], 0)
-            nodes[0] -= spent
-            if cover == "limit" and nodes[0] > 0:          # the work budget ran out, not COVER_LIMIT
-                charge(ctx, (spent + 1) * per_node, "the H4 cover search")
-            charge(ctx, spent * per_node, "the H4 cover search")
-            if cover == "limit":
-                fail(ctx, f"the H4 cover search exceeds the checker's limit of {COVER_LIMIT} nodes")
-            if cover is not None:
-                fail(ctx, f"H4 fails: for I = {{{', '.join(str(j + 1) for j in I)}}} the {len(U)} bend flats on "
-                          f"those H_j are covered by {len(cover)} hyperplane(s) other than the H_i")
-    return len(planes)
+    return [frozenset(t for t, (_, f) in enumerate(flats) if _rank([f[0], f[1], ell]) == 2) for ell in planes]
+
+
+def _h4(ctx, T: _Theta, flats, trees=None) -> str | None:
+    """H4 for every nonempty I: by the count (returns None), by the certificate's cover ``trees`` checked against
+    the checker's own blocks, or, without trees, by the checker's cover search (:mod:`reluid.checker.search`);
+    returns how, in words."""
+    if _count_condition(flats, T.n1):
+        if trees is not None:
+            verify_cover_trees(ctx, T.n1, flats, [], trees)     # the count leaves no set I: trees must be []
+        return None
+    blocks = _blocks(ctx, T, flats)
+    if trees is None:
+        h4_covers(ctx, T.n1, flats, blocks)
+        return (f"the checker searched: no cover of the flats of any of the {2 ** T.n1 - 1} sets I by |I| "
+                f"hyperplanes other than the H_i ({len(blocks)} hyperplanes through two flats)")
+    n, nodes = verify_cover_trees(ctx, T.n1, flats, blocks, trees)
+    return (f"H4 by the count and {n} cover tree(s) ({nodes} node(s)) for the sets I it leaves open, checked against "
+            f"the checker's own {len(blocks)} hyperplanes through two flats")
 
 
 @verifies(ClaimKind.DEEP_TWO_LAYER_HYPOTHESES)
 def verify_two_layer_hypotheses(evidence, ctx: Context) -> str:
     """H0–H4 of docs/mathematics.md §8 hold for the network under check (see the module docstring)."""
     net = _two_layers(ctx)
-    _fields(ctx, evidence, ("vertices", "edges", "flats"), "two-layer evidence")
+    trees = hasattr(evidence, "keys") and "cover" in evidence.keys()
+    _fields(ctx, evidence, ("vertices", "edges", "flats") + (("cover",) if trees else ()), "two-layer evidence")
+    if trees and evidence["cover"] is None:
+        fail(ctx, "cover must be a list")
     T = _Theta(net)
     _h0(ctx, T)
     vertices = _vertices(ctx, T, evidence["vertices"])
     n_edges = _edges(ctx, T, evidence["edges"], vertices)
     flats = _flats(ctx, T, evidence["flats"])
-    planes = _h4(ctx, T, flats)
+    h4 = _h4(ctx, T, flats, evidence["cover"] if trees else None) or "H4 by Lemma 10.12's count (sorted, b_(m) > m: no search)"
     per = [sum(1 for j, _ in flats if j == i) for i in range(T.n1)]
-    h4 = ("H4 by Lemma 10.12's count (sorted, b_(m) > m: no search)" if planes is None else
-          f"the checker searched: no cover of the flats of any of the {2 ** T.n1 - 1} sets I by |I| hyperplanes "
-          f"other than the H_i ({planes} hyperplanes through two flats)")
     return (f"H0 recomputed; {len(vertices)} full regions, {n_edges} rigid edges (connected, every label "
             f"1..{T.n1}); {len(flats)} distinct bend flats (per H_j: {per}) verified (B1)–(B4); {h4}: H0–H4 of "
             "docs/mathematics.md §8 hold (recomputed)")

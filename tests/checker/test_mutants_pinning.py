@@ -397,6 +397,11 @@ def _flat(i, **kw):
 def test_h4_reading():
     rejects(U_NET, dict(U_EV, h4={"flats": []}), "h4 must have exactly the fields ['flats', 'method']")
     rejects(U_NET, dict(U_EV, h4={"flats": 1, "method": "count"}), "h4 flats must be a list")
+    rejects(U_NET, changed(U_EV, lambda ev: ev["h4"].update(cover=[])), "h4 cover trees go with the method "
+                                                                         "'exhaustive'")
+    rejects(U_NET, changed(U_EV, lambda ev: ev["h4"].update(cover=None, method="exhaustive")), "cover must be a list")
+    rejects(U_NET, changed(U_EV, lambda ev: ev["h4"].update(cover=[[]], method="exhaustive")),
+            "1 cover trees, but the count leaves only 0 sets I")
     rejects(U_NET, changed(U_EV, _flat(0, point=[0, 0, 0])),
             "flat 1 must have exactly the fields ['neuron', 'signs', 'unit']")
     rejects(X_NET, changed(X_EV, lambda ev: ev["h4"]["flats"][0].pop("point")),

@@ -19,6 +19,7 @@ from fractions import Fraction as F
 
 import pytest
 
+from reluid.checker import search as S
 from reluid.checker import two_layers as T
 from reluid.checker.registry import Budget, Context, WorkLimit
 from reluid.errors import CheckFailed
@@ -359,11 +360,11 @@ def test_the_work_budget_bounds_the_cover_search(monkeypatch):
     with pytest.raises(WorkLimit) as e:                 # room for 2 nodes: the search stops there, a third charged
         T.verify_two_layer_hypotheses(GLR3_EVIDENCE, limited(8491))
     assert e.value.reason == message
-    monkeypatch.setattr(T, "COVER_LIMIT", 14)          # 1 node of COVER_LIMIT left when the budget runs out
+    monkeypatch.setattr(S, "COVER_LIMIT", 14)          # 1 node of COVER_LIMIT left when the budget runs out
     with pytest.raises(WorkLimit) as e:
         T.verify_two_layer_hypotheses(GLR3_EVIDENCE, limited(8491))
     assert e.value.reason == message
-    monkeypatch.setattr(T, "COVER_LIMIT", 13)          # COVER_LIMIT runs out with the budget: the search's limit
+    monkeypatch.setattr(S, "COVER_LIMIT", 13)          # COVER_LIMIT runs out with the budget: the search's limit
     with pytest.raises(CheckFailed) as e:
         T.verify_two_layer_hypotheses(GLR3_EVIDENCE, limited(8491))
     assert not isinstance(e.value, WorkLimit)
@@ -428,27 +429,27 @@ def test_a_hyperplane_through_two_flats_with_a_zero_leading_coefficient():
 def test_the_cover_search():
     a, b, c, d = 0, 1, 2, 3
     blocks = [frozenset({a, b}), frozenset({c, d}), frozenset({a, c})]
-    assert T._cover(frozenset(), blocks, 0, [10]) == []
-    assert T._cover(frozenset({a}), blocks, 0, [10]) is None        # no hyperplane left
-    assert T._cover(frozenset({a, b, c, d}), blocks, 2, [10]) == [frozenset({a, b}), frozenset({c, d})]
-    assert T._cover(frozenset({a, b, c, d}), blocks, 1, [10]) is None
-    assert T._cover(frozenset({a, b, c}), [frozenset({a, b}), frozenset({a, c})], 2, [10]) == [
+    assert S.cover(frozenset(), blocks, 0, [10]) == []
+    assert S.cover(frozenset({a}), blocks, 0, [10]) is None        # no hyperplane left
+    assert S.cover(frozenset({a, b, c, d}), blocks, 2, [10]) == [frozenset({a, b}), frozenset({c, d})]
+    assert S.cover(frozenset({a, b, c, d}), blocks, 1, [10]) is None
+    assert S.cover(frozenset({a, b, c}), [frozenset({a, b}), frozenset({a, c})], 2, [10]) == [
         frozenset({a, b}), frozenset({c})]
-    assert T._cover(frozenset({a, d}), [], 2, [10]) == [frozenset({a}), frozenset({d})]
-    assert T._cover(frozenset({a, d}), [], 1, [10]) is None
+    assert S.cover(frozenset({a, d}), [], 2, [10]) == [frozenset({a}), frozenset({d})]
+    assert S.cover(frozenset({a, d}), [], 1, [10]) is None
     nodes = [10]
-    T._cover(frozenset({a, b, c, d}), blocks, 2, nodes)
+    S.cover(frozenset({a, b, c, d}), blocks, 2, nodes)
     assert nodes == [8]                                              # two nodes: {a, b}, then {c, d}
-    assert T._cover(frozenset({a, b, c, d}), blocks, 2, [1]) == "limit"
-    assert T._cover(frozenset({a, b, c, d}), blocks, 2, [2]) == [frozenset({a, b}), frozenset({c, d})]
+    assert S.cover(frozenset({a, b, c, d}), blocks, 2, [1]) == "limit"
+    assert S.cover(frozenset({a, b, c, d}), blocks, 2, [2]) == [frozenset({a, b}), frozenset({c, d})]
     # a block that the chosen one leaves with a single element is dropped (its rest is a singleton anyway)
-    assert T._cover(frozenset({a, b, c}), [frozenset({a, b}), frozenset({b, c})], 2, [10]) == [
+    assert S.cover(frozenset({a, b, c}), [frozenset({a, b}), frozenset({b, c})], 2, [10]) == [
         frozenset({a, b}), frozenset({c})]
 
 
 def test_the_cover_search_is_bounded_and_charged(monkeypatch):
     thin = ev(flats=[EVIDENCE["flats"][t] for t in (0, 1, 3, 4)])
-    monkeypatch.setattr(T, "COVER_LIMIT", 1)
+    monkeypatch.setattr(S, "COVER_LIMIT", 1)
     rejects(thin, "the H4 cover search exceeds the checker's limit of 1 nodes")
     c = ctx()
     with pytest.raises(CheckFailed):
@@ -456,7 +457,7 @@ def test_the_cover_search_is_bounded_and_charged(monkeypatch):
     with pytest.raises(CheckFailed) as e:              # with no step to spare it is still the node limit
         T.verify_two_layer_hypotheses(thin, ctx(limit=c.budget.used))
     assert not isinstance(e.value, WorkLimit) and "exceeds the checker's limit of 1 nodes" in e.value.reason
-    monkeypatch.setattr(T, "COVER_LIMIT", 2_000_000)
+    monkeypatch.setattr(S, "COVER_LIMIT", 2_000_000)
     c = ctx()
     with pytest.raises(CheckFailed):
         T.verify_two_layer_hypotheses(thin, c)

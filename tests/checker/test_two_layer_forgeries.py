@@ -285,6 +285,15 @@ def test_an_h4_cover_cannot_be_hidden():
             g["point"] = pt(F(x) + dx * y for x, y in zip(g["point"], (u[1], -u[0])))
             claim(f, "deep-two-layer-hypotheses")["evidence"]["flats"].append(g)
             assert judge(f, "H4 cover hidden by a fabricated flat")
+    # cover trees cannot hide it either: uniform packings, a branch per flat, or nothing left at all
+    from reluid.analysis.deep.h4_trees import open_sets
+
+    sets = open_sets([fl["neuron"] for fl in ev["flats"]], 2)
+    assert sets
+    for tree in ({"y": "1"}, {"y": "1/2"}, {"y": []}, {"split": 0, "children": [{"y": "1"}]}):
+        f = copy.deepcopy(d)
+        claim(f, "deep-two-layer-hypotheses")["evidence"]["cover"] = [{"I": list(I), "tree": tree} for I in sets]
+        assert judge(f, "H4 cover hidden by forged cover trees")
 
 
 def test_flip_set_evidence_of_another_network():

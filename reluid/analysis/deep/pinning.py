@@ -202,6 +202,7 @@ class PinningResult:
     flats: tuple = ()                      # (signs, j, k, point or None)
     flat_counts: tuple[int, ...] = ()
     h4_method: str | None = None
+    h4_trees: tuple | None = None          # the exhaustive method's cover trees (h4_trees.py), for the certificate
     systems: int = 0
     seconds: float = 0.0
 
@@ -706,11 +707,12 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
         else:
             per = search.flats()
         counts = tuple(len(per[j]) for j in range(n1))
-        method = None
+        method, trees = None, None
         if count_condition(counts):
             method = CoverMethod.COUNT
         elif n1 <= MAX_EXHAUSTIVE:
-            if _exhaustive_h4(an, per):
+            holds, trees = _exhaustive_h4(an, per)
+            if holds:
                 method = CoverMethod.EXHAUSTIVE
         flats = tuple((v[0], j, v[1], v[2]) for j in range(n1) for v in per[j].values())
         if method is None:
@@ -737,7 +739,7 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
         return done(False, "budget", str(e))
     if left:
         return done(False, "pinning", f"{len(P)} of {n2} layer-2 neurons pinned", unpinned=tuple(sorted(left)),
-                    flats=flats, flat_counts=counts, h4_method=method)
+                    flats=flats, flat_counts=counts, h4_method=method, h4_trees=trees)
     # the regions the certificate uses
     used = []
     index = {}
@@ -763,11 +765,12 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
         regs.append((s, R.point, dict(R.vis), dict(R.inv)))
     return done(True, None, f"{n2} layer-2 neurons pinned on {len(used)} regions ({frame.kind} frame); bend flats "
                 f"per H_j {list(counts)} (H4 by {method})", regions=tuple(regs), order=tuple(out_order),
-                flats=flats, flat_counts=counts, h4_method=method)
+                flats=flats, flat_counts=counts, h4_method=method, h4_trees=trees)
 
 
-def _exhaustive_h4(an: _W, per) -> bool:
-    """Lemma 8.6(e)'s cover search (small n1) on the flats found, in the frame's coordinates."""
+def _exhaustive_h4(an: _W, per) -> tuple[bool, tuple | None]:
+    """Lemma 8.6(e)'s cover search (small n1) on the flats found, in the frame's coordinates; and, when no cover
+    exists, the cover trees of the certificate (None past their node limit)."""
     from reluid.analysis.deep import two_layers as tl
 
     flats = []
@@ -777,9 +780,9 @@ def _exhaustive_h4(an: _W, per) -> bool:
             rows = rref([list(an.u[j]), list(g)])[0]
             flats.append(tl.BendFlat(s, j, k, p if p is not None else (), tuple(tuple(r) for r in rows)))
     shim = tl._Analysis.__new__(tl._Analysis)
-    shim.n0, shim.n1, shim.deadline = an.d, an.n1, an.deadline
+    shim.n0, shim.n1, shim.deadline, shim.u, shim.h4_trees = an.d, an.n1, an.deadline, an.u, None
     try:
         h, _, _ = shim.h4(tuple(flats))
     except tl._Budget:
-        return False
-    return bool(h.holds)
+        return False, None
+    return bool(h.holds), shim.h4_trees if h.holds else None

@@ -145,6 +145,9 @@ class TwoLayerResult:
         One bend triple per distinct flat.
     h4_cover : str or None
         A cover of some ∪_{j∈I} 𝒮_j, when H4 fails.
+    h4_trees : tuple or None
+        When H4 holds but not by the count: one cover tree per set I the count leaves open
+        (:mod:`reluid.analysis.deep.h4_trees`), for the certificate; None when there is none to give.
     candidates : int
         Candidate hyperplanes of the H4 search.
     flips1, flips2 : FlipSetResult or None
@@ -171,6 +174,7 @@ class TwoLayerResult:
     edges: tuple[Edge, ...] = ()
     flats: tuple[BendFlat, ...] = ()
     h4_cover: str | None = None
+    h4_trees: tuple | None = None
     candidates: int = 0
     flips1: object = None
     flips2: object = None
@@ -250,6 +254,7 @@ class _Analysis:
         self.u = [tuple(self.A[j]) + (self.a[j],) for j in range(self.n1)]
         self.max_systems, self.deadline, self.max_rows = max_systems, deadline, max_rows
         self.systems = 0
+        self.h4_trees = None
 
     def tick(self, what: str) -> None:
         """Raise :class:`_Budget` once the deadline has passed (the H4 loops grow with the bend flats)."""
@@ -474,9 +479,21 @@ class _Analysis:
                             f"{', '.join('H_' + str(j + 1) for j in I)} are covered by {len(cover)} hyperplane(s) "
                             f"other than the H_i ({where})")
                     return (Hypothesis("H4", False, text, (f"bend flats per H_j: {counts}",)), text, len(cands))
+        self.h4_trees = self.cover_trees(flats, cands, blocks)
         return (Hypothesis("H4", True, f"bend flats per H_j: {counts}; {len(cands)} candidate hyperplanes; no set I "
                                        "of layer-1 neurons has its flats covered by |I| other hyperplanes"),
                 None, len(cands))
+
+    def cover_trees(self, flats, cands, blocks):
+        """The certificate's cover trees over the checker's blocks (the candidates that are no H_i); None past the
+        node limit (the checker then searches itself)."""
+        from reluid.analysis.deep.h4_trees import Limit, cover_trees
+
+        own = [b for ell, b in zip(cands, blocks) if not any(rank([list(ell), list(u)]) == 1 for u in self.u)]
+        try:
+            return cover_trees([f.neuron for f in flats], own, self.n1, max_nodes=COVER_NODES, tick=self.tick)
+        except Limit:
+            return None
 
 
 def _flat_text(f: BendFlat) -> str:
@@ -621,7 +638,7 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
         flats = an.flats({s for s, _ in regions})
         got.update(flats=flats)
         h4, cover, ncand = an.h4(flats)
-        got.update(h4_cover=cover, candidates=ncand)
+        got.update(h4_cover=cover, candidates=ncand, h4_trees=an.h4_trees)
         hyps.append(h4)
     except _Budget as e:
         return try_theorem_w(Reason(ReasonCode.THEOREM_82_BUDGET, {
