@@ -10,7 +10,7 @@ two-layer verifier keeps its own copies for now).
 (2, [(-2, 1, 0), (-3, 0, 1)])
 >>> rref_mod_p([[1, 2], [2, 4]], 7)
 ([[1, 2]], [0])
->>> row_products([[1, 2, 9, 3, -4, 9]], 3, [[1, 1], [0, 5]])
+>>> row_products([[[1, 2, 9], [3, -4, 9]]], 3, [[1, 1], [0, 5]])
 [[3, 10], [-1, -20]]
 """
 
@@ -96,17 +96,19 @@ def row_products(blocks, width: int, Y) -> list[list[int]]:
     """Z with Z[i][j] = Σ_l N_il Y_jl exactly, for integer rows N_i of ``width`` entries and integer rows Y_j
     of at most ``width`` entries (entries of N_i past Y_j's meet zeros).
 
-    The rows N_0, N_1, … come in ``blocks``, each a flat row-major list of
-    whole rows; each block is one flint ``fmpz_mat`` times Yᵀ (an exact
-    integer matrix product), so that only one block's integers are held at once.
+    The rows N_0, N_1, … come in ``blocks``, each a list of rows; each block
+    is one flint ``fmpz_mat`` times Yᵀ (an exact integer matrix product), so
+    that only one block's integers need be held at once.
     """
     k = len(Y)
     if any(len(row) > width for row in Y):
         raise ValueError(f"a row of Y is longer than the {width} entries of a row of N")
     Yt = fmpz_mat(width, k, [Y[j][l] if l < len(Y[j]) else 0 for l in range(width) for j in range(k)])
     out = []
-    for flat in blocks:
-        count = len(flat) // width
-        entries = [int(x) for x in (fmpz_mat(count, width, flat) * Yt).entries()]
-        out.extend(entries[t * k:(t + 1) * k] for t in range(count))
+    for block in blocks:
+        if any(len(row) != width for row in block):
+            raise ValueError(f"a row of N does not have {width} entries")
+        if block:
+            entries = [int(x) for x in (fmpz_mat(block) * Yt).entries()]
+            out.extend(entries[t * k:(t + 1) * k] for t in range(len(block)))
     return out

@@ -247,7 +247,7 @@ class IntRows:
     >>> from reluid.model.network import Shallow
     >>> rows = IntRows(Shallow.make([1, 1], [[1, 2], ["1/2", 0]], [3, 1], [0]))
     >>> rows.row(1), rows.head(0, 2), rows.scales, list(rows.blocks(1))
-    ([1, 0, 2], [1, 2], [Fraction(1, 1), Fraction(1, 2)], [[1, 2, 3], [1, 0, 2]])
+    ([1, 0, 2], [1, 2], [Fraction(1, 1), Fraction(1, 2)], [[[1, 2, 3]], [[1, 0, 2]]])
     """
 
     __slots__ = ("n", "width", "scales", "_words", "_rows")
@@ -274,13 +274,10 @@ class IntRows:
         return self._words[i * self.width:i * self.width + min(count, self.width)].tolist()
 
     def blocks(self, size: int):
-        """N_0, N_1, … in order, ``size`` rows at a time, each block one flat row-major list of integers."""
+        """N_0, N_1, … in order, ``size`` rows at a time: each block a list of rows (lists of m + 1 integers)."""
         for start in range(0, self.n, size):
             stop = min(start + size, self.n)
-            if self._words is not None:
-                yield self._words[start * self.width:stop * self.width].tolist()
-            else:
-                yield [v for r in self._rows[start:stop] for v in r]
+            yield self._rows[start:stop] if self._words is None else [self.row(i) for i in range(start, stop)]
 
 
 def _int64_words(form, n: int, width: int):

@@ -139,8 +139,8 @@ def test_words_and_lists_give_the_same_rows_and_blocks():
             assert rows.head(i, 3) == rows.row(i)[:3]
         for size in (1, 4, 9, 100):
             blocks = list(rows.blocks(size))
-            assert [len(b) for b in blocks] == [rows.width * min(size, t.n - s) for s in range(0, t.n, size)]
-            assert [v for b in blocks for v in b] == [v for i in range(t.n) for v in rows.row(i)]
+            assert [len(b) for b in blocks] == [min(size, t.n - s) for s in range(0, t.n, size)]
+            assert [r for b in blocks for r in b] == [rows.row(i) for i in range(t.n)]
 
 
 def _dot_products(N, Y):
@@ -157,10 +157,12 @@ def test_row_products_are_the_dot_products(seed):
          for _ in range(k)]
     want = _dot_products(N, Y)
     for size in (1, 3, n):
-        blocks = ([v for r in N[s:s + size] for v in r] for s in range(0, n, size))
-        assert row_products(blocks, width, Y) == want
+        assert row_products((N[s:s + size] for s in range(0, n, size)), width, Y) == want
+    assert row_products([[], N], width, Y) == want
     with pytest.raises(ValueError):
-        row_products([[0] * width], width, [[1] * (width + 1)])
+        row_products([[[0] * width]], width, [[1] * (width + 1)])
+    with pytest.raises(ValueError):
+        row_products([[[0] * (width + 1)]], width, Y)
 
 
 @pytest.mark.parametrize("top", [3, 2**40, 2**64 - 1])        # the last is y's bound, 2^64 − 1
