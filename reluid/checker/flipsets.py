@@ -63,8 +63,9 @@ orbits can be re-verified too.
 This module imports only the standard library, :mod:`reluid.model`,
 :mod:`reluid.certificates.schema`, the registry, :mod:`reluid.errors`,
 :mod:`reluid.checker.compiled_search` (fplll's enumeration, for ``lattice-cvp`` only) and
-python-flint's exact matrices (no numpy: the rank minor is built with packed
-big-integer products, its determinant taken by flint).
+python-flint's exact matrices (no numpy: the rank minor is built from residues
+and its determinant taken by flint; the separation scores are flint integer
+matrix products).
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ from flint import fmpz_mat, nmod_mat
 from reluid.certificates.schema import ClaimKind
 from reluid.checker import readers as R
 from reluid.checker.compiled_search import ball_points
-from reluid.checker.linalg import pivots_mod_p
+from reluid.checker.linalg import pivots_mod_p, row_products
 from reluid.checker.registry import Context, charge, fail, verifies
 from reluid.checker.search import searched
 from reluid.errors import ReluidError
@@ -110,6 +111,8 @@ LATTICE_ENUM_LEAF_LIMIT = 1 << 16
 LATTICE_ENUM_SCALE = 48
 SEPARATION_BITS = 64
 """Entries of a separation matrix Y must lie below 2^64 in absolute value (bounded work)."""
+SEPARATION_BLOCK = 1 << 14
+"""About this many integers of θ's hidden layer are held as Python integers at once by the separation scores."""
 
 
 # ---- reading the evidence -------------------------------------------------------
@@ -578,12 +581,10 @@ def _separation_scores(ctx, theta, ev):
 
     With (a_i, b_i) = λa_i·N_i and m_i = λm_i·C_i (integer N_i, C_i;
     :class:`reluid.checker.readers.IntRows`, :func:`~reluid.checker.readers.output_columns`),
-    s_i = C_iᵀ Y N_i.  The neurons are packed into the columns of N
-    (P_l = Σ_i N_il 2^{Bi}, :meth:`~reluid.checker.readers.IntRows.packed_columns`), so
-    Σ_l Y_jl P_l = Σ_i (Y_j·N_i) 2^{Bi} takes k·m products of a small by a long
-    integer (the columns with equal Y_jl are added first), and B exceeds
-    twice the bound |Y_j·N_i| ≤ max|N|·Σ_l |Y_jl|, so the balanced base-2^B
-    digits are the k·n products Y_j·N_i.
+    s_i = C_iᵀ Y N_i = Σ_j C_ij Z_ij with Z = N·Yᵀ (b_i's entry of N_i meets
+    a zero): an exact integer matrix product through flint, a block of
+    :data:`SEPARATION_BLOCK` entries of N at a time
+    (:func:`~reluid.checker.linalg.row_products`), then n dot products of length k.
     """
     n, m, k = theta.n, theta.m, theta.k
     if not isinstance(ev["y"], (list, tuple)) or len(ev["y"]) != k:
@@ -596,32 +597,9 @@ def _separation_scores(ctx, theta, ev):
     charge(ctx, n * (m + k), "the separation scores m_iᵀ Y a_i")
     rows = R.IntRows(theta)
     C, lm = R.output_columns(theta)
-    top = max((rows.bound() * sum(map(abs, row)) for row in Y), default=0)     # |Y_j·N_i| ≤ top
-    P, slot, groups = rows.packed_columns(m, top.bit_length() + 2)
-    products = [[0] * n for _ in range(k)]                                     # products[j][i] = Y_j·N_i
-    for j in range(k):
-        for g, members in enumerate(groups):
-            by_value: dict = {}
-            for l in range(m):
-                v = Y[j][l]
-                if v:
-                    by_value[v] = by_value.get(v, 0) + P[l][g]
-            total = sum(v * col for v, col in by_value.items())
-            width, half = slot // 8, 1 << (slot - 1)
-            try:    # every digit + 2^(slot-1) lies in [0, 2^slot): the bytes are the digits
-                raw = (total + _offsets(len(members), slot)).to_bytes(width * len(members), "little")
-            except OverflowError:                                              # impossible with slot as above
-                fail(ctx, "the packed products did not unpack (bound on the slot width violated)")
-            row = products[j]
-            for t, i in enumerate(members):
-                row[i] = int.from_bytes(raw[width * t:width * (t + 1)], "little") - half
-    s = [sum(c * products[j][i] for j, c in enumerate(C[i]) if c) for i in range(n)]
+    Z = row_products(rows.blocks(max(1, SEPARATION_BLOCK // rows.width)), rows.width, Y)   # Z[i][j] = Y_j·N_i
+    s = [sum(c * z for c, z in zip(C[i], Z[i]) if c) for i in range(n)]
     return s, [a * b for a, b in zip(rows.scales, lm)]
-
-
-def _offsets(count: int, slot: int) -> int:
-    """Σ_t 2^(slot·t + slot − 1) for t < count: half of every slot."""
-    return int.from_bytes((b"\x00" * (slot // 8 - 1) + b"\x80") * count, "little")
 
 
 def _separation(ev, ctx, theta, sink):

@@ -1,4 +1,4 @@
-"""The checker's exact linear algebra: over Q with Fractions, modulo a prime with python-flint.
+"""The checker's exact linear algebra: over Q with Fractions, over Z and modulo a prime with python-flint.
 
 One implementation of each, used by every verifier of the kernel (the
 two-layer verifier keeps its own copies for now).
@@ -10,6 +10,8 @@ two-layer verifier keeps its own copies for now).
 (2, [(-2, 1, 0), (-3, 0, 1)])
 >>> rref_mod_p([[1, 2], [2, 4]], 7)
 ([[1, 2]], [0])
+>>> row_products([[[1, 2, 9], [3, -4, 9]]], 3, [[1, 1], [0, 5]])
+[[3, 10], [-1, -20]]
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from flint import nmod_mat
+from flint import fmpz_mat, nmod_mat
 
-__all__ = ["rref", "rank", "integer_kernel", "rref_mod_p", "pivots_mod_p", "rank_mod_p"]
+__all__ = ["rref", "rank", "integer_kernel", "rref_mod_p", "pivots_mod_p", "rank_mod_p", "row_products"]
 
 
 def rref(rows, ncols: int) -> tuple[list[list[Fraction]], list[int]]:
@@ -88,3 +90,25 @@ def rank_mod_p(nrows: int, ncols: int, entries, p: int) -> int:
     if not nrows or not ncols:
         return 0
     return nmod_mat(nrows, ncols, list(entries), p).rank()
+
+
+def row_products(blocks, width: int, Y) -> list[list[int]]:
+    """Z with Z[i][j] = Σ_l N_il Y_jl exactly, for integer rows N_i of ``width`` entries and integer rows Y_j
+    of at most ``width`` entries (entries of N_i past Y_j's meet zeros).
+
+    The rows N_0, N_1, … come in ``blocks``, each a list of rows; each block
+    is one flint ``fmpz_mat`` times Yᵀ (an exact integer matrix product), so
+    that only one block's integers need be held at once.
+    """
+    k = len(Y)
+    if any(len(row) > width for row in Y):
+        raise ValueError(f"a row of Y is longer than the {width} entries of a row of N")
+    Yt = fmpz_mat(width, k, [Y[j][l] if l < len(Y[j]) else 0 for l in range(width) for j in range(k)])
+    out = []
+    for block in blocks:
+        if any(len(row) != width for row in block):
+            raise ValueError(f"a row of N does not have {width} entries")
+        if block:
+            entries = [int(x) for x in (fmpz_mat(block) * Yt).entries()]
+            out.extend(entries[t * k:(t + 1) * k] for t in range(len(block)))
+    return out

@@ -238,15 +238,16 @@ class IntRows:
     """θ's hidden layer as integer rows, read where they lie: (a_i, b_i) = λ_i·N_i with λ_i > 0.
 
     The same integers as :func:`neuron_rows`, without building all of them as
-    Python lists when the form holds them as a C-contiguous array of 64-bit
-    integers: then they are read through the buffer protocol (a ``memoryview``;
-    the checker imports nothing to do so), one row or a few entries at a time,
-    and the columns come out as packed integers (:meth:`packed_columns`).
+    Python lists at once when the form holds them as a C-contiguous array of
+    64-bit integers: then they are read through the buffer protocol (a
+    ``memoryview``; the checker imports nothing to do so), one row, a few
+    entries or a block of rows at a time (:meth:`blocks`, for
+    :func:`reluid.checker.linalg.row_products`).
 
     >>> from reluid.model.network import Shallow
     >>> rows = IntRows(Shallow.make([1, 1], [[1, 2], ["1/2", 0]], [3, 1], [0]))
-    >>> rows.row(1), rows.head(0, 2), rows.scales
-    ([1, 0, 2], [1, 2], [Fraction(1, 1), Fraction(1, 2)])
+    >>> rows.row(1), rows.head(0, 2), rows.scales, list(rows.blocks(1))
+    ([1, 0, 2], [1, 2], [Fraction(1, 1), Fraction(1, 2)], [[[1, 2, 3]], [[1, 0, 2]]])
     """
 
     __slots__ = ("n", "width", "scales", "_words", "_rows")
@@ -272,56 +273,17 @@ class IntRows:
             return self._rows[i][:count]
         return self._words[i * self.width:i * self.width + min(count, self.width)].tolist()
 
-    def bound(self) -> int:
-        """An integer β with |N_il| ≤ β for every entry (2^63 for 64-bit words)."""
-        if self._words is not None:
-            return 1 << 63
-        return max((max(max(r), -min(r)) for r in self._rows if r), default=0)
-
-    def packed_columns(self, count: int, bits: int) -> tuple[list[tuple[int, ...]], int, tuple[range, ...]]:
-        """(P, slot, groups): the first ``count`` columns packed, for sums that stay below 2^(bits − 1).
-
-        ``P[l][g] = Σ_t N_{i_t, l} 2^(slot·t)`` over the neurons i_0, i_1, … of
-        ``groups[g]``, exactly, with ``slot`` ≥ ``bits`` a multiple of 8: a linear combination of
-        the P[l][g] whose coefficient sums stay below 2^(bits − 1) in every slot
-        unpacks into one value per neuron (balanced base-2^slot digits).  From
-        the array, with bits ≤ 128, the slot is 128 bits and the groups are the
-        even and the odd neurons: a column's 64-bit words are read as one
-        unsigned integer, every other word is masked out, and a word w with
-        its top bit set counts as w − 2^64.  Otherwise the columns are packed
-        from the rows, pairwise (O(n log n) per column).
-        """
-        if self._words is not None and bits <= 128:
-            half = (self.n + 1) // 2
-            keep = int.from_bytes((b"\xff" * 8 + b"\x00" * 8) * half, "little")
-            sign = int.from_bytes((b"\x00" * 7 + b"\x80" + b"\x00" * 8) * half, "little")
-            out = []
-            for l in range(count):
-                word = int.from_bytes(self._words[l::self.width].tobytes(), "little")
-                even, odd = word & keep, (word >> 64) & keep
-                out.append((even - ((even & sign) << 1), odd - ((odd & sign) << 1)))
-            return out, 128, (range(0, self.n, 2), range(1, self.n, 2))
-        rows = [self.row(i) for i in range(self.n)] if self._words is not None else self._rows
-        slot = -(-bits // 8) * 8
-        return [(_pack([r[l] for r in rows], slot),) for l in range(count)], slot, (range(self.n),)
-
-
-def _pack(values: list[int], slot: int) -> int:
-    """Σ_i values[i] 2^(slot·i), pairwise: each level halves the list (O(n log n) in the size)."""
-    if not values:
-        return 0
-    while len(values) > 1:
-        if len(values) % 2:
-            values = values + [0]
-        values = [lo + (hi << slot) for lo, hi in zip(values[0::2], values[1::2])]
-        slot *= 2
-    return values[0]
+    def blocks(self, size: int):
+        """N_0, N_1, … in order, ``size`` rows at a time: each block a list of rows (lists of m + 1 integers)."""
+        for start in range(0, self.n, size):
+            stop = min(start + size, self.n)
+            yield self._rows[start:stop] if self._words is None else [self.row(i) for i in range(start, stop)]
 
 
 def _int64_words(form, n: int, width: int):
     """The integers of ``form`` as a flat ``memoryview`` of signed 64-bit words (row-major), or None."""
     array = getattr(form, "array", None)
-    if array is None or sys.byteorder != "little":      # the words are read as little-endian bytes
+    if array is None or sys.byteorder != "little":      # "<q" and "<l" below name the native order only there
         return None
     try:
         view = memoryview(array)
@@ -330,7 +292,7 @@ def _int64_words(form, n: int, width: int):
     if view.itemsize != 8 or view.format not in ("q", "l", "<q", "<l", "=q", "=l") or not view.c_contiguous \
             or tuple(view.shape) != (n, width) or len(form.shifts) != n:
         return None
-    return view.cast("B").cast("q")
+    return view.cast("B").cast("q")          # a memoryview is flattened through its bytes: the same words
 
 
 def output_columns(t: Shallow) -> tuple[list[list[int]], list[Fraction]]:

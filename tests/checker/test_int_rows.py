@@ -1,13 +1,14 @@
-"""The checker's integer rows (readers.IntRows): the bucketed stratum and the column-packed separation scores.
+"""The checker's integer rows (readers.IntRows): the bucketed stratum and the separation scores.
 
 Both read θ's hidden layer as integers, from Python lists or, for a layer read
 from binary floats, from its 64-bit words.  The stratum puts rows in buckets by
 a few leading ratios and compares only a bucket's rows exactly; the tests plant
 rows that share a bucket without sharing a line (and rows that share a line
 under every kind of scaling) and compare with the plain classification, which
-groups every row by its primitive vector.  The separation scores are compared
-with m_iᵀ Y a_i computed entry by entry, on both layouts and on both sides of
-the 128-bit slot.
+groups every row by its primitive vector.  The separation scores (flint integer
+matrix products, a block of rows at a time: linalg.row_products) are compared
+with m_iᵀ Y a_i computed entry by entry, on both layouts, for y up to its 2^64
+bound and for 64-bit words at both ends of their range.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ import pytest
 from reluid.checker import flipsets as cf
 from reluid.checker import readers as R
 from reluid.checker import shallow as cs
-from reluid.checker.linalg import rank
+from reluid.checker.linalg import rank, row_products
 from reluid.checker.registry import Budget, Context
 from reluid.errors import CheckFailed
 from reluid.io.loader import ArrayLayer, network_from_arrays
-from reluid.model.network import Layer, Network, Shallow
+from reluid.model.network import Layer, Network, ScaledRows, Shallow
 from reluid.verdicts import Stratum
 
 
@@ -127,7 +128,7 @@ def _fractions_only(net: Network) -> Network:
     return Network(tuple(Layer(L.weight, L.bias, L.n_in) for L in net.layers))
 
 
-def test_words_and_lists_give_the_same_rows_and_columns():
+def test_words_and_lists_give_the_same_rows_and_blocks():
     net = _float32_net(np.random.default_rng(1), 9, 5, 2)
     words, lists = R.IntRows(net.shallow()), R.IntRows(_fractions_only(net).shallow())
     assert words._words is not None and lists._words is None
@@ -136,15 +137,35 @@ def test_words_and_lists_give_the_same_rows_and_columns():
         for i in range(t.n):
             assert [rows.scales[i] * v for v in rows.row(i)] == list(t.row(i))
             assert rows.head(i, 3) == rows.row(i)[:3]
-        for bits in (100, 300):
-            P, slot, groups = rows.packed_columns(t.m, bits)
-            assert slot >= bits and slot % 8 == 0
-            for l in range(t.m):
-                for part, members in zip(P[l], groups):
-                    assert part == sum(rows.row(i)[l] << (slot * s) for s, i in enumerate(members))
+        for size in (1, 4, 9, 100):
+            blocks = list(rows.blocks(size))
+            assert [len(b) for b in blocks] == [min(size, t.n - s) for s in range(0, t.n, size)]
+            assert [r for b in blocks for r in b] == [rows.row(i) for i in range(t.n)]
 
 
-@pytest.mark.parametrize("top", [3, 2**40, 2**64 - 1])        # the last is past the 128-bit slot
+def _dot_products(N, Y):
+    return [[sum(a * b for a, b in zip(row, y)) for y in Y] for row in N]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_row_products_are_the_dot_products(seed):
+    rng = random.Random(seed)
+    n, width, k = rng.randint(1, 30), rng.randint(1, 9), rng.randint(0, 4)
+    big = [-2**63, 2**63 - 1, -2**63 + 1, 2**200, 0]
+    N = [[rng.choice(big) if rng.random() < 0.2 else rng.randint(-9, 9) for _ in range(width)] for _ in range(n)]
+    Y = [[rng.choice([2**64 - 1, -2**64 + 1, rng.randint(-5, 5)]) for _ in range(rng.randint(0, width))]
+         for _ in range(k)]
+    want = _dot_products(N, Y)
+    for size in (1, 3, n):
+        assert row_products((N[s:s + size] for s in range(0, n, size)), width, Y) == want
+    assert row_products([[], N], width, Y) == want
+    with pytest.raises(ValueError):
+        row_products([[[0] * width]], width, [[1] * (width + 1)])
+    with pytest.raises(ValueError):
+        row_products([[[0] * (width + 1)]], width, Y)
+
+
+@pytest.mark.parametrize("top", [3, 2**40, 2**64 - 1])        # the last is y's bound, 2^64 − 1
 def test_separation_scores_are_exact_on_both_layouts(top):
     rng = np.random.default_rng(2)
     net = _float32_net(rng, 11, 6, 3, scale=1e-3)
@@ -156,6 +177,24 @@ def test_separation_scores_are_exact_on_both_layouts(top):
     for network in (net, plain):
         ctx = Context(network, "nfs", Budget())
         s, lam = cf._separation_scores(ctx, network.shallow(), {"y": Y})
+        assert [v * x for v, x in zip(s, lam)] == want
+
+
+def test_separation_scores_read_the_extreme_64_bit_words():
+    # a hand-built integer form whose words reach both ends of int64 (not canonical: the checker reads it as given)
+    words = np.array([[-2**63, 2**63 - 1, 5], [2**62, -1, -2**63], [0, 1, 2**63 - 1], [-7, -2**63 + 1, 0]],
+                     dtype=np.int64)
+    shifts = (-3, 0, 2, -70)
+    out_rows, out_shifts = [[1, -2**40, 3, 1, 0]], (-1,)
+    t = Shallow(None, None, None, None, 2, hidden=ScaledRows(None, shifts, 3, array=words),
+                output=ScaledRows(out_rows, out_shifts, 5))
+    assert R.IntRows(t)._words is not None
+    rows = [[F(int(v)) * F(2) ** s for v in row] for row, s in zip(words.tolist(), shifts)]
+    M = [F(v) * F(2) ** out_shifts[0] for v in out_rows[0][:4]]
+    for Y in ([[1, 1]], [[2**64 - 1, -(2**64 - 1)]], [[-3, 2**63]]):
+        want = [M[i] * sum(Y[0][l] * rows[i][l] for l in range(2)) for i in range(4)]
+        s, lam = cf._separation_scores(Context(Network.from_lists([([[1, 0]], [0]), ([[1]], [0])]), "nfs", Budget()),
+                                       t, {"y": Y})
         assert [v * x for v, x in zip(s, lam)] == want
 
 
