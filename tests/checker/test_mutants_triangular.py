@@ -9,6 +9,7 @@ path through ``_kernel_rows``) is certified by the producer; the checker must fi
 from __future__ import annotations
 
 import copy
+from fractions import Fraction as F
 
 import pytest
 
@@ -93,3 +94,136 @@ def test_a_shallow_network_is_refused(case):
     shallow = Network.from_lists([([[1, 0, 0, 0]], [0])])
     with pytest.raises(CheckFailed, match="hidden layers"):
         triangular_rank(shallow, copy.deepcopy(ev), Context(shallow, "fundim", Budget()))
+
+
+# ---- a 2-2-1-1 network by hand: every block's rank, the work formula, every refusal by its message ------------
+
+#: x ↦ 2·relu(relu(x1) - relu(x2) + 1): one output (k = 1), D = 11, N = 3, D - N = 8
+#: (-1, -1): layer 1 off, layer 2 on; (1, -1): neuron 1 of layer 1 on; (1, 1/2), (2, 1): all on;
+#: (-1, 3): layer 2 off; (-1, 1/2), (-2, 1/3): neuron 2 of layer 1 on, layer 2 on
+POINTS = [["-1", "-1"], ["1", "-1"], ["1", "1/2"], ["-1", "3"], ["2", "1"], ["-1", "1/2"], ["-2", "1/3"]]
+#: per point n_params·words + maps, maps = (2 + 1)·3 + 1·3·3 + (2·1 + 1·1)·1 = 21 (the formula of ``_charge``)
+PER_POINT = 11 + 21
+
+
+def small():
+    from reluid.model.network import Network
+
+    return Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[1, -1]], [1]), ([[2]], [0])])
+
+
+def small_ev(blocks, bias=(0, 1, 2, 3, 4), out=(0, 1, 2, 4), prime=101, points=POINTS):
+    return {"method": "triangular", "prime": prime, "points": copy.deepcopy(points), "bias_points": list(bias),
+            "out_points": list(out), "blocks": copy.deepcopy(blocks)}
+
+
+#: layer 1: neuron 1 at three points (its kernel e_2 at (1, -1), 0 elsewhere), neuron 2 at two points where
+#: neuron 1 is off (kernel e_1); layer 2 at (1, 1/2), where Y^2 = ker (1, -1) = span (1, 1)
+FULL = [[1, 0, [[1, [1]], [2, [1]], [4, [1]]]], [1, 1, [[5, [1]], [6, [1]]]], [2, 0, [[2, [1]]]]]
+
+
+def small_rank(ev, limit=1 << 40):
+    net = small()
+    budget = Budget(limit=limit)
+    t = triangular_rank(net, ev, Context(net, "tri", budget))
+    return (t.rank, t.r_bias, t.r_out, t.r_hidden, t.points), budget.used
+
+
+def test_small_network_rank_and_work():
+    """r = D - N = 8 = 4 + 1·1 + (1 + 1 + 1); the work is 7 points and the three blocks' entries (layer 1:
+    e·n0·n1·min(n1, n0) + e·n0³ for e > 1 entries; layer 2: e·(n0·n1² + n2·n1²))."""
+    work = 7 * PER_POINT + (3 * 2 * 2 * 2 + 3 * 8) + (2 * 2 * 2 * 2 + 2 * 8) + (2 * 4 + 1 * 4)
+    assert small_rank(small_ev(FULL)) == ((8, 4, 1, 3, 7), work)
+    assert small_rank(small_ev(FULL, prime=3)) == ((8, 4, 1, 3, 7), work)        # 3 is the least prime taken
+    assert small_rank(small_ev(FULL), limit=work)[0][0] == 8
+    with pytest.raises(WorkLimit) as e:
+        small_rank(small_ev(FULL), limit=work - 1)
+    assert e.value.reason.startswith(f"the triangular-certificate re-computation takes {work} steps, past")
+
+
+def test_small_network_words_of_a_long_coordinate():
+    """A coordinate of 40 + 24 bits costs two machine words per parameter at every point (1 + 64 // 64)."""
+    far = [str(F(-(2**39 + 1), 2**23)), "-1"]          # layer 1 off, layer 2 on, like (-1, -1)
+    ev = small_ev([[2, 0, [[0, [1]]]]], bias=(), out=(), points=POINTS + [far])
+    assert small_rank(ev) == ((0, 0, 0, 0, 8), 8 * (2 * 11 + 21) + (2 * 4 + 1 * 4))
+
+
+@pytest.mark.parametrize("blocks, bias, out, want", [
+    # k = 1: the bias row at a point where layer 2 is off is (0, 0, 0 | e_1): rank 1 from e_o alone
+    ([], (3,), (), (1, 1, 0, 0, 7)),
+    ([], (), (), (0, 0, 0, 0, 7)),
+    # Y^2 at (-1, -1): the weight part of A^1 is 0 (layer 1 off), so col(C) = 0
+    ([[2, 0, [[0, [1]]]]], (), (), (0, 0, 0, 0, 7)),
+    # Y^2 at (1, -1): col(C) = span e_1 and W^2 is injective on it: ker = 0
+    ([[2, 0, [[1, [1]]]]], (), (), (0, 0, 0, 0, 7)),
+    ([[2, 0, [[2, [1]]]]], (), (), (1, 0, 0, 1, 7)),
+    # a block with no entries counts 0 and the blocks after it still count
+    ([[1, 0, []]] + FULL[1:], (0, 1, 2, 3, 4), (0, 1, 2, 4), (7, 4, 1, 2, 7)),
+    # a combination is read modulo p: 102 ≡ 1, -100 ≡ 1 (mod 101)
+    ([[1, 0, [[1, [102]], [2, [-100]], [4, [1]]]]] + FULL[1:], (0, 1, 2, 3, 4), (0, 1, 2, 4), (8, 4, 1, 3, 7)),
+])
+def test_small_network_blocks(blocks, bias, out, want):
+    assert small_rank(small_ev(blocks, bias, out))[0] == want
+
+
+@pytest.mark.parametrize("change, reason", [
+    (dict(prime=2), "evidence field 'prime' = 2 is outside [3, 2^63)"),
+    (dict(points=[]), "evidence field 'points' must be a nonempty list of points"),
+    (dict(points=[["1"]]), "evidence field 'points': every point needs 2 coordinates"),
+    (dict(bias_points=[7]), "evidence field 'bias_points': index out of range [0, 7)"),
+    (dict(bias_points=[1, 1]), "evidence field 'bias_points': repeated index"),
+    (dict(out_points=[-1]), "evidence field 'out_points': index out of range [0, 7)"),
+    (dict(out_points=[2, 2]), "evidence field 'out_points': repeated index"),
+    (dict(blocks="x"), "evidence field 'blocks' must be a list"),
+    (dict(blocks=[[1, 0]]), "a block has 2 entries, expected 3"),
+    (dict(blocks=[7]), "a block must be a list"),
+    (dict(blocks=[[0, 0, []]]), "a block's layer = 0 is outside [1, 3)"),
+    (dict(blocks=[[3, 0, []]]), "a block's layer = 3 is outside [1, 3)"),
+    (dict(blocks=[[1, 2, []]]), "a block's neuron = 2 is outside [0, 2)"),
+    (dict(blocks=[[2, 1, []]]), "a block's neuron = 1 is outside [0, 1)"),
+    (dict(blocks=[[1, -1, []]]), "a block's neuron = -1 is outside [0, 2)"),
+    (dict(blocks=[[1, 0, "x"]]), "the entries of block (1, 0) must be a list"),
+    (dict(blocks=[[1, 0, [[1]]]]), "a block entry has 1 entries, expected 2"),
+    (dict(blocks=[[1, 0, [[7, [1]]]]]), "a block entry's point = 7 is outside [0, 7)"),
+    (dict(blocks=[[1, 0, [[-1, [1]]]]]), "a block entry's point = -1 is outside [0, 7)"),
+    (dict(blocks=[[1, 0, [[1, [1, 1]]]]]), "a block entry's combination has 2 entries, expected 1"),
+    (dict(blocks=[[1, 0, [[1, ["1/2"]]]]]), "a block entry's combination: '1/2' is not an integer"),
+    (dict(blocks=[[1, 0, []], [1, 0, []]]),
+     "the block of neuron 0 of layer 1 is listed twice (its rank would count twice)"),
+    (dict(blocks=[[1, 0, [[1, [1]], [1, [2]]]]]), "block (1, 0) lists a point twice"),
+    (dict(blocks=[[1, 0, [[0, [1]]]]]), "block (1, 0), point 0: the combination of outputs is 0 at neuron 0"),
+    (dict(blocks=[[1, 0, [[1, [0]]]]]), "block (1, 0), point 1: the combination of outputs is 0 at neuron 0"),
+    (dict(blocks=[[1, 0, [[1, [101]]]]]), "block (1, 0), point 1: the combination of outputs is 0 at neuron 0"),
+    (dict(blocks=[[1, 0, []], [1, 1, [[2, [1]]]]]),
+     "block (1, 1), point 2: the combination of outputs is not 0 on the neurons listed before 1 (its rows would "
+     "not vanish on the earlier blocks)"),
+    (dict(points=[["0", "1"]] + POINTS[1:]),
+     "point ['0', '1'] is not generic: a hidden pre-activation is 0 there (not parametrically smooth)"),
+])
+def test_small_network_refusals(change, reason):
+    ev = dict(small_ev(FULL), **change)
+    with pytest.raises(CheckFailed) as e:
+        small_rank(ev)
+    assert (e.value.claim, e.value.reason) == ("tri", reason)
+
+
+def test_a_shallow_network_is_refused_by_its_message():
+    from reluid.model.network import Network
+
+    shallow = Network.from_lists([([[1, 0]], [0])])
+    with pytest.raises(CheckFailed) as e:
+        triangular_rank(shallow, small_ev(FULL), Context(shallow, "tri", Budget()))
+    assert (e.value.claim, e.value.reason) == ("tri", "a triangular certificate is about networks with hidden layers")
+
+
+def test_the_two_claims_share_the_work_of_one_evidence_only():
+    """In one certificate's budget the same evidence is computed (and charged) once; other evidence is not taken
+    for it."""
+    net = small()
+    budget = Budget(limit=1 << 40)
+    ctx = Context(net, "tri", budget)
+    assert triangular_rank(net, small_ev(FULL), ctx).rank == 8
+    used = budget.used
+    assert triangular_rank(net, small_ev(FULL), ctx).rank == 8 and budget.used == used
+    assert triangular_rank(net, small_ev([[1, 0, []]] + FULL[1:]), ctx).rank == 7
+    assert budget.used == used + 7 * PER_POINT + (2 * 2 * 2 * 2 + 2 * 8) + (2 * 4 + 1 * 4)
