@@ -210,3 +210,75 @@ def test_separation_split_refusals():
     refused(ok, split([0], [1]), f"the rest set needs a {methods} certificate, got 'list'")
     refused(ok, split([0], {"method": "rank", "p": 5}),
             "rank evidence must have the fields ['method', 'p', 'rows'], got ['method', 'p']")
+
+
+# ---- lattice-enum: the exact enumeration ----------------------------------------------------------
+
+def unit_basis(v):
+    """ker (v_1 … v_n) ∩ Zⁿ for v_1 = 1: b_i = e_i − v_i e_1 (i ≥ 2), and C with B·C = I."""
+    n = len(v)
+    B = [[-v[i]] + [int(j == i) for j in range(1, n)] for i in range(1, n)]
+    C = [[0] * (n - 1)] + [[int(j == i) for j in range(n - 1)] for i in range(n - 1)]
+    return B, C
+
+
+def enum(v, nodes=10000):
+    B, C = unit_basis(v)
+    return {"method": "lattice-enum", "p": 101, "basis": B, "inverse": C, "rank_rows": [0], "rank_cols": [0],
+            "nodes": nodes}
+
+
+@pytest.mark.parametrize("v,nodes", [((1, 2, 4, 8, 16, 5), 6), ((1, 9, 2, -5, 6, 7), 14),
+                                     ((1, -3, 5, 7, 7, 1, 7, 7), 11)])
+def test_lattice_enum_visits_exactly_its_nodes(v, nodes):
+    text, budget = run(theta_of(v), enum(v))
+    assert text == (f"lattice-enum: ker U ∩ Z^{len(v)} has a saturated basis of {len(v) - 1} vectors (rank U = 1 mod "
+                    f"101); the exact enumeration of the ball around the projection of ½·1 that holds every 0/1 kernel "
+                    f"vector visited {nodes} nodes and found no flip set")
+    assert budget.searches == ["the lattice points of a ball"]
+    run(theta_of(v), enum(v, nodes))
+    refused(theta_of(v), enum(v, nodes - 1), f"the enumeration needs more than the certificate's {nodes - 1} nodes")
+
+
+@pytest.mark.parametrize("v,F", [((1, 2, 4, 8, 16, -7), "1, 2, 3, 6"), ((1, 3, -2, 5, 7, -4), "1, 3, 4, 6"),
+                                 ((1, -1, 2, 2), "1, 2"), ((1, 1, 1, -3), "1, 2, 3, 4")])
+def test_lattice_enum_meets_planted_flip_sets(v, F):
+    refused(theta_of(v), enum(v), f"F = {{{F}}} is a flip set, contradicting the claim")
+
+
+def test_lattice_enum_node_bounds_and_labels(monkeypatch):
+    trivial = {"method": "lattice-enum", "p": 5, "basis": [], "inverse": [[]], "rank_rows": [0], "rank_cols": [0],
+               "nodes": 0}
+    text, budget = run(theta_of((2,)), trivial)
+    assert text == "lattice-enum: ker U = 0 (rank U = n = 1 mod 5), no flip set" and budget.searches == []
+    refused(theta_of((2,)), {**trivial, "nodes": -1}, f"nodes = -1 is outside [0, {cf.LATTICE_ENUM_NODE_LIMIT}]")
+    refused(theta_of((2,)), {**trivial, "nodes": cf.LATTICE_ENUM_NODE_LIMIT + 1},
+            f"nodes = {cf.LATTICE_ENUM_NODE_LIMIT + 1} is outside [0, {cf.LATTICE_ENUM_NODE_LIMIT}]")
+    refused(theta_of((2,)), {**trivial, "nodes": "x"}, "nodes: not an integer or 'p/q' string: 'x'")
+
+    def no_data(B, n):
+        raise ArithmeticError("the basis vectors are dependent")
+
+    monkeypatch.setattr(cf, "_ball_data", no_data)
+    refused(FREE, enum((1, 2, 4)), "the basis has no Gram–Schmidt data (the basis vectors are dependent)")
+
+
+def test_the_ball_data_are_exact_floors():
+    S = 1 << 48
+    q, mu, centre, rhs = cf._ball_data(FREE_B, 3)          # d = 1, 5, 21, 49; a[1][0] = 8, a[2][0] = −1, a[2][1] = −7
+    assert q == [5 * S, 21 * S // 5] and mu == [[], [8 * S // 5]]
+    assert centre == [-S // 10, -7 * S // 42] and rhs == (3 * 21 - 49) * S ** 3 // (4 * 21)
+    assert all(type(x) is int for x in q + mu[1] + centre + [rhs])
+
+
+def test_signed_support_reads_plus_and_minus_zero_one_vectors():
+    B = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    assert cf._signed_support((1, 1, 1), B, 3) == {0, 1, 2}
+    assert cf._signed_support((-1, 0, -1), B, 3) == {0, 2}
+    assert cf._signed_support((0, -1, 0), B, 3) == {1}
+    assert cf._signed_support((1, -1, 0), B, 3) is None                # mixed signs
+    assert cf._signed_support((-1, 1, 0), B, 3) is None
+    assert cf._signed_support((2, 0, 0), B, 3) is None
+    assert cf._signed_support((0, 0, -2), B, 3) is None
+    assert cf._signed_support((0, 0, 0), B, 3) is None                 # 0 is not a flip set
+    assert cf._signed_support((1, 1), [[1, -1, 0], [0, 1, 1]], 3) == {0, 2}
