@@ -282,3 +282,48 @@ def test_signed_support_reads_plus_and_minus_zero_one_vectors():
     assert cf._signed_support((0, 0, -2), B, 3) is None
     assert cf._signed_support((0, 0, 0), B, 3) is None                 # 0 is not a flip set
     assert cf._signed_support((1, 1), [[1, -1, 0], [0, 1, 1]], 3) == {0, 2}
+
+
+# ---- lattice-enum forgeries that a pruning error would accept ------------------------------------
+
+@pytest.mark.parametrize("v,B,C,F", [
+    # other bases of ker U ∩ Zⁿ (b_i += k·b_j), under which the flip point lies two steps below a level's centre,
+    # or the bound of a level is taken from a stale deeper level
+    ((1, 3, -3, -2), [[-8, 2, 0, -1], [1, 2, 1, 2], [-11, 3, 0, -1]],
+     [[0, 0, 0], [-1, 0, 1], [8, 1, -6], [-3, 0, 2]], "2, 3"),
+    ((1, -2, -3, -2, 3), [[-2, 1, 0, -2, 0], [5, -1, 1, 2, 0], [-11, 2, -2, -3, 1], [-7, 2, 0, -4, 1]],
+     [[0, 0, 0, 0], [5, 4, 2, -2], [1, 1, 0, 0], [2, 2, 1, -1], [-2, 0, 0, 1]], "3, 5"),
+    ((1, 1, -3, -2, -2, -3), [[109, 5, 12, 0, 24, 10], [45, 2, 5, 0, 10, 4], [2, 0, 0, 1, 0, 0], [2, 0, 0, 0, 1, 0],
+                              [8, 0, 1, 0, 1, 1]],
+     [[0, 0, 0, 0, 0], [1, -2, 0, -2, -2], [-2, 5, 0, -2, 0], [0, 0, 1, 0, 0], [0, 0, 0, 1, 0], [2, -5, 0, 1, 1]], None),
+])
+def test_lattice_enum_finds_flip_points_under_other_bases(v, B, C, F):
+    ev = {"method": "lattice-enum", "p": 101, "basis": B, "inverse": C, "rank_rows": [0], "rank_cols": [0],
+          "nodes": 100000}
+    with pytest.raises(CheckFailed) as e:
+        run(theta_of(v), ev)
+    assert e.value.reason.endswith("is a flip set, contradicting the claim")
+    if F:
+        assert e.value.reason == f"F = {{{F}}} is a flip set, contradicting the claim"
+
+
+# ---- separation ------------------------------------------------------------------------------------
+
+def test_separation_by_its_exact_scores():
+    text, budget = run(FREE, {"method": "separation", "y": [[1]]})
+    assert text == ("separation: m_iᵀ Y a_i > 0 for all 3 neurons, so every nonempty sum Σ_(i∈F) m_i a_iᵀ pairs with "
+                    "Y to a positive number")
+    assert budget.used == 3 * (1 + 1) and budget.searches == []
+    refused(FREE, {"method": "separation", "y": [[-1]]}, "y does not separate: m_iᵀ Y a_i = a negative number for "
+                                                         "neuron 1")
+    refused(theta_of((1, 2, -4)), {"method": "separation", "y": [[1]]},
+            "y does not separate: m_iᵀ Y a_i = a negative number for neuron 3")
+    zero = Shallow.make([[1, 2, 3]], [[1, 0], [0, 1], [1, 1]], [0, 0, 0], [0])       # Y = (1, 0): neuron 2 scores 0
+    refused(zero, {"method": "separation", "y": [[1, 0]]}, "y does not separate: m_iᵀ Y a_i = 0 for neuron 2")
+    text, _ = run(zero, {"method": "separation", "y": [[1, 1]]})
+    assert text.startswith("separation: m_iᵀ Y a_i > 0 for all 3 neurons")
+    refused(FREE, {"method": "separation", "y": [[1], [1]]}, "y must be a list of k = 1 rows")
+    refused(FREE, {"method": "separation", "y": "1"}, "y must be a list of k = 1 rows")
+    refused(FREE, {"method": "separation", "y": [[2 ** 64]]}, "an entry of y is not below 2^64")
+    refused(FREE, {"method": "separation", "y": [[-2 ** 64]]}, "an entry of y is not below 2^64")
+    run(FREE, {"method": "separation", "y": [[2 ** 64 - 1]]})
