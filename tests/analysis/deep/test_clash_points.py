@@ -4,7 +4,8 @@
   Example 12.29, cross-checked against the independent enumeration of test_depth_three.py) and 82 clash
   points, all on θ's layer-1 planes (Corollary 12.36), and meets (CP-L) and (CP): every competitor is
   layer-1 matched (slow).
-* Negative control: with W^2_{:,1} = 0 an exact competitor moves H_1, and (CP) fails (no clash points).
+* Negative controls: with W^2_{:,1} = 0, and Example 12.19's trade lifted to R³, exact competitors move
+  layer-1 hyperplanes, and (CP) fails (no clash points).
 * Corollary 12.36 on a seeded random (3, 3, 2, 4, 1) network: clash points exist and lie on the H_j.
 * The exact cover searches on configurations with known answers.
 """
@@ -74,6 +75,25 @@ def test_negative_control_competitor_moves_h1_and_cp_fails():
                                 (W3, [-1] * 6), ([[1] * 6], [0])])
     eq = equivalent(theta, moved)
     assert eq.equal is True and eq.same_orbit is False      # a competitor that is not layer-1 matched
+
+
+def test_negative_control_example_12_19_lifted_to_r3():
+    # Example 12.19's trade (z^2_1 = 2σ(x_1) − σ(x_1 − 1) ≥ 0 is also σ(x_1 + 1) − σ(1 − x_1) after σ)
+    # inside Ω(3, 3, 2, 3, 1) with a third layer-1 neuron on x_2 + x_3: f depends on all inputs and has
+    # bend flats, an exact competitor moves H_1 and H_2, and (CP) fails (every flat has direction
+    # (0, 1, −1), so no two meet)
+    W1, b1, W2, b2 = [[1, 0, 0], [1, 0, 0], [0, 1, 1]], [0, -1, 0], [[2, -1, 0], [0, 0, 1]], [0, -F(1, 2)]
+    W3, b3, V = [[1, 2], [-1, 1], [F(1, 2), -3]], [-F(1, 3), F(1, 2), F(1, 4)], [[1, -2, 1]]
+    net = Net3(W1, b1, W2, b2, W3, b3, V, [0])
+    flats = dedupe(edge_flats(net) + level1_flats(net))
+    assert len(flats) == 4 and all(f.d[0] == 0 and f.d[1] == -f.d[2] != 0 for f in flats)
+    X = clash_points(flats)
+    assert X == {} and cp_star(net, X)[0] is False
+    theta = Network.from_lists([(W1, b1), (W2, b2), (W3, b3), (V, [0])])
+    moved = Network.from_lists([([[1, 0, 0], [-1, 0, 0], [0, 1, 1]], [1, 1, 0]), ([[1, -1, 0], [0, 0, 1]], b2),
+                                (W3, b3), (V, [0])])
+    eq = equivalent(theta, moved)
+    assert eq.equal is True and eq.same_orbit is False
 
 
 def test_corollary_12_36_on_a_random_network():
