@@ -160,7 +160,7 @@ def test_a_coefficient_bound_of_two_to_the_52_is_refused(monkeypatch):
     with pytest.raises(ArithmeticError) as e:
         d, a, r_hat, mu_hat, tau_hat = data(basis)
         cs.safe_radius(basis, d, a, N, r_hat, mu_hat, tau_hat)
-    assert str(e.value) == ("a coefficient of the ball may reach 5.35e+17 >= 2^52, past what fplll's double "
+    assert str(e.value) == ("a coefficient of the ball may reach 5.3487566154596794e+17 >= 2^52, past what fplll's double "
                             "coefficients step through exactly")
 
     def bound(*args):
