@@ -435,6 +435,7 @@ class ReasonCode(Name):
     INPUT_DIMENSION_ONE = "input-dimension-one"        # n0 = 1: no bend flats
     THEOREM_82_SIZE_LIMIT = "theorem-8.2-size-limit"   # n1 beyond the enumeration's limit
     THEOREM_82_BUDGET = "theorem-8.2-budget"           # the §8 checks ran out of budget
+    THEOREM_W_NOT_STARTED = "theorem-w-not-started"     # no time was left to start Theorem W
     HYPOTHESIS_FAILS = "hypothesis-fails"              # one of H0–H4 fails
     THEOREM_W_FAILS = "theorem-w-fails"                # and Theorem W does not apply either
     FLIP_SEARCH_UNDECIDED = "flip-search-undecided"    # a theorem applies, the flip-set search is undecided

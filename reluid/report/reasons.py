@@ -286,7 +286,8 @@ _WORDS = {
         "sets I of H4"),
     ReasonCode.HYPOTHESIS_FAILS: lambda p: f"the hypotheses of {THEOREM_8_2} fail: {p['hypothesis']}: {_hypothesis(p)}",
     ReasonCode.THEOREM_W_FAILS: lambda p: (f"{sentence(p['theorem_8_2'])}; Theorem W: {p['failed']} fails "
-                                           f"({p['detail']})"),
+                                           f"({_part(p['detail'])})"),
+    ReasonCode.THEOREM_W_NOT_STARTED: lambda p: "the time budget ran out before it started",
     ReasonCode.FLIP_SEARCH_UNDECIDED: lambda p: (
         ("the hypotheses of Theorem W hold" if p["theorem_w"] else f"H0–H4 hold ({THEOREM_8_2})")
         + ", but the flip-set search is undecided: " + "; ".join(f"layer {l}: {_part(why)}" for l, why in p["layers"])),

@@ -98,6 +98,10 @@ WORDED = [
      "certificate (timeout in z3)"),
     (Reason(ReasonCode.PATTERN_ENUMERATION_LIMIT, {"P": [], "q": 0, "orientations": 30, "limit": 22}),
      "case P = ∅, q = 0: 2^30 orientations exceed the enumeration limit 2^22"),
+    (Reason(ReasonCode.THEOREM_W_FAILS, {"theorem_8_2": Reason(ReasonCode.INPUT_DIMENSION_ONE), "failed": "budget",
+                                         "detail": Reason(ReasonCode.THEOREM_W_NOT_STARTED)}),
+     "docs/mathematics.md §8 needs input dimension n0 >= 2 (for n0 = 1 there are no bend flats and H4 fails); "
+     "Theorem W: budget fails (the time budget ran out before it started)"),
     (Reason(ReasonCode.INPUT_DIMENSION_ONE), "docs/mathematics.md §8 needs input dimension n0 >= 2 (for n0 = 1 there "
                                              "are no bend flats and H4 fails)"),
     (Reason(ReasonCode.THEOREM_82_SIZE_LIMIT, {"n1": 16, "max_width": 12}),

@@ -592,7 +592,7 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
 
         if timeout is not None and t0 + timeout - time.monotonic() <= MIN_SECONDS:    # no time left: not started
             return result(Verdict.UNKNOWN, Reason(ReasonCode.THEOREM_W_FAILS, {
-                "theorem_8_2": reason, "failed": "budget", "detail": "the time budget ran out before it started"}))
+                "theorem_8_2": reason, "failed": "budget", "detail": Reason(ReasonCode.THEOREM_W_NOT_STARTED, {})}))
         left = None if timeout is None else max(MIN_SECONDS, t0 + timeout - time.monotonic())
         regs = got.get("regions")
         search = regs is not None and n1 > n0 and available()     # the LP-guided search as the second try
