@@ -327,3 +327,11 @@ def test_separation_by_its_exact_scores():
     refused(FREE, {"method": "separation", "y": [[2 ** 64]]}, "an entry of y is not below 2^64")
     refused(FREE, {"method": "separation", "y": [[-2 ** 64]]}, "an entry of y is not below 2^64")
     run(FREE, {"method": "separation", "y": [[2 ** 64 - 1]]})
+
+
+def test_separation_rows_are_read_and_charged_by_name():
+    refused(FREE, {"method": "separation", "y": [[1, 2]]}, "y row has 2 entries, expected 1")
+    refused(FREE, {"method": "separation", "y": [["a"]]}, "y row: not an integer or 'p/q' string: 'a'")
+    with pytest.raises(WorkLimit) as e:
+        run(FREE, {"method": "separation", "y": [[1]]}, limit=5)
+    assert e.value.reason.startswith("the separation scores m_iᵀ Y a_i takes 6 steps")
