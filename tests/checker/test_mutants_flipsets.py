@@ -8,6 +8,7 @@ ker U ∩ Z³), lattice-enum, the meet in the middle, enumerate, the separation 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from fractions import Fraction
 
@@ -17,6 +18,9 @@ from reluid.checker import flipsets as cf
 from reluid.checker.registry import VERIFIERS, Budget, Context, WorkLimit
 from reluid.errors import CheckFailed
 from reluid.model.network import Shallow
+
+#: fplll's enumeration (the lattice extra) is what a lattice-cvp certificate is checked with
+needs_fplll = pytest.mark.skipif(importlib.util.find_spec("fpylll") is None, reason="pip install reluid[lattice]")
 
 
 def theta_of(v):
@@ -53,6 +57,7 @@ FLIP_B = [[-2, 1, 0], [3, 0, 1]]
 
 # ---- lattice-cvp ------------------------------------------------------------------------------
 
+@needs_fplll
 def test_lattice_cvp_accepts_the_honest_ball_with_its_exact_work():
     text, budget = run(FREE, cvp(FREE_B, "1/4", [[0, 0]]))
     assert text == ("lattice-cvp: ker U ∩ Z^3 has a saturated basis of 2 vectors (rank U = 1 mod 5); fplll's "
@@ -63,6 +68,7 @@ def test_lattice_cvp_accepts_the_honest_ball_with_its_exact_work():
     assert budget.searches == ["the lattice points of a ball, by fplll's enumeration (1,000 nodes)"]
 
 
+@needs_fplll
 def test_lattice_cvp_tests_every_point_it_meets():
     points = sorted(set(_ball(FREE_B, 10)))
     assert len(points) == 7
@@ -79,6 +85,7 @@ def _ball(basis, radius):
     return ball_points(Context(FREE.to_network(), "x"), basis, d, a, 3, Fraction(radius), 1000)
 
 
+@needs_fplll
 def test_lattice_cvp_finds_a_planted_flip_set():
     refused(FLIP, cvp(FLIP_B, "1", [[1, 1], [0, 0]]), "F = {1, 2, 3} is a flip set, contradicting the claim")
     # the ball of squared radius 1 around t holds (1, 1) (x = 1) and 0 only; the point must be listed
@@ -86,6 +93,7 @@ def test_lattice_cvp_finds_a_planted_flip_set():
             "the enumeration meets 1 lattice point(s) the certificate does not list")
 
 
+@needs_fplll
 def test_lattice_cvp_refusals():
     refused(FREE, cvp(FREE_B, "1/4", []), "the enumeration meets 1 lattice point(s) the certificate does not list")
     refused(FREE, cvp(FREE_B, "1/4", [[0, 0], [5, 5], [1, 0]]),
@@ -116,6 +124,7 @@ def test_lattice_cvp_without_gram_schmidt_data(monkeypatch):
     refused(FREE, cvp(FREE_B, "1/4", [[0, 0]]), "the basis has no Gram–Schmidt data (the basis vectors are dependent)")
 
 
+@needs_fplll
 def test_lattice_cvp_work_limit():
     with pytest.raises(WorkLimit) as e:
         run(FREE, cvp(FREE_B, "1/4", [[0, 0]]), limit=32 + 63 + 5)
