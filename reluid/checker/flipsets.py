@@ -387,6 +387,69 @@ def _signed_support(c, B, n) -> set[int] | None:
     return {t for t in range(n) if sum(ci * b[t] for ci, b in support)} if sign else None
 
 
+class _BallWalk:
+    """Schnorr–Euchner enumeration, exact in S-scaled integers, of the integer points c of the ball of
+    :func:`_ball_data`: level j is centred from c_{j+1}, …, c_{r−1}, and a value v is kept while the integer
+    lower bound of Σ_{i ≥ j} stays ≤ rhs (nearest value first, then upwards, then downwards)."""
+
+    def __init__(self, ball, r):
+        self.q, self.mu, self.centre0, self.rhs = ball
+        self.r, self.S = r, 1 << LATTICE_ENUM_SCALE
+        self.c = [0] * r
+        self.low = [0] * (r + 1)       # low[j]: the integer lower bound of Σ_{i ≥ j} (scaled by S³)
+        self.spread = [0] * (r + 1)    # spread[j]: Σ_{i ≥ j} |c_i|
+        self.mid, self.err = [0] * r, [0] * r
+        self.nxt, self.prv, self.side = [0] * r, [0] * r, [0] * r
+
+    def enter(self, j):
+        """Fix the centre of level j from c_{j+1}, …, c_{r−1}."""
+        x = self.centre0[j]
+        for i in range(j + 1, self.r):
+            if self.c[i]:
+                x -= self.mu[i][j] * self.c[i]
+        self.mid[j], self.err[j] = x, 1 + self.spread[j + 1]
+        v = (x + self.S // 2) // self.S
+        self.nxt[j], self.prv[j], self.side[j] = v, v - 1, 0
+
+    def lower(self, j, v):
+        e = abs(v * self.S - self.mid[j]) - self.err[j]
+        return self.low[j + 1] + self.q[j] * e * e if e > 0 else self.low[j + 1]
+
+    def next_value(self, j):
+        """The next value of level j inside the ball, with its bound, or None when the level is spent."""
+        if self.side[j] == 0:
+            bnd = self.lower(j, self.nxt[j])
+            if bnd <= self.rhs:
+                v, self.nxt[j] = self.nxt[j], self.nxt[j] + 1
+                return v, bnd
+            self.side[j] = 1
+        if self.side[j] == 1:
+            bnd = self.lower(j, self.prv[j])
+            if bnd <= self.rhs:
+                v, self.prv[j] = self.prv[j], self.prv[j] - 1
+                return v, bnd
+            self.side[j] = 2
+        return None
+
+    def points(self, visit):
+        """Yield every c of the ball (the same list object, updated); ``visit()`` is called once per node."""
+        j = self.r - 1
+        self.enter(j)
+        while j < self.r:
+            step = self.next_value(j)
+            if step is None:
+                j += 1
+                continue
+            visit()
+            v, bnd = step
+            self.c[j], self.low[j], self.spread[j] = v, bnd, self.spread[j + 1] + abs(v)
+            if j:
+                j -= 1
+                self.enter(j)
+            else:
+                yield self.c
+
+
 def _lattice_enum(ev, ctx, theta, sink):
     """Every 0/1 point of L lies in the ball ‖x − t‖² ≤ R² (docs/mathematics.md §3); enumerate it exactly."""
     n = theta.n
@@ -397,60 +460,21 @@ def _lattice_enum(ev, ctx, theta, sink):
     if not r:
         return f"lattice-enum: ker U = 0 (rank U = n = {n} mod {p}), no flip set"
     try:
-        q, mu, centre0, rhs = _ball_data(B, n)
+        walk = _BallWalk(_ball_data(B, n), r)
     except ArithmeticError as e:
         fail(ctx, f"the basis has no Gram–Schmidt data ({e})")
-    S = 1 << LATTICE_ENUM_SCALE
     searched(ctx, "the lattice points of a ball")
-    c = [0] * r
-    low = [0] * (r + 1)         # low[j]: the integer lower bound of Σ_{i ≥ j} (scaled by S³)
-    spread = [0] * (r + 1)      # spread[j]: Σ_{i ≥ j} |c_i|
-    mid, err, nxt, prv, side = [0] * r, [0] * r, [0] * r, [0] * r, [0] * r
-    nodes = leaves = 0
+    nodes = 0
 
-    def enter(j):               # fix the centre of level j from c_{j+1}, …, c_{r-1}
-        x = centre0[j]
-        for i in range(j + 1, r):
-            if c[i]:
-                x -= mu[i][j] * c[i]
-        mid[j], err[j] = x, 1 + spread[j + 1]
-        v = (x + S // 2) // S
-        nxt[j], prv[j], side[j] = v, v - 1, 0
-
-    def lower(j, v):
-        e = abs(v * S - mid[j]) - err[j]
-        return low[j + 1] + q[j] * e * e if e > 0 else low[j + 1]
-
-    j = r - 1
-    enter(j)
-    while j < r:
-        v = None
-        if side[j] == 0:
-            bnd = lower(j, nxt[j])
-            if bnd <= rhs:
-                v, nxt[j] = nxt[j], nxt[j] + 1
-            else:
-                side[j] = 1
-        if v is None and side[j] == 1:
-            bnd = lower(j, prv[j])
-            if bnd <= rhs:
-                v, prv[j] = prv[j], prv[j] - 1
-            else:
-                side[j] = 2
-        if v is None:
-            j += 1
-            continue
+    def visit():
+        nonlocal nodes
         nodes += 1
         if not nodes & 4095:           # the work is charged as it is done: ~4 loop steps per node
             charge(ctx, 4 * 4096, f"the lattice enumeration past {nodes:,} nodes")
         if nodes > budget:
             fail(ctx, f"the enumeration needs more than the certificate's {budget} nodes")
-        c[j], low[j], spread[j] = v, bnd, spread[j + 1] + abs(v)
-        if j:
-            j -= 1
-            enter(j)
-            continue
-        leaves += 1
+
+    for leaves, c in enumerate(walk.points(visit), 1):
         if leaves > LATTICE_ENUM_LEAF_LIMIT:
             fail(ctx, f"the ball holds more than {LATTICE_ENUM_LEAF_LIMIT} lattice points")
         F = _signed_support(c, B, n)
