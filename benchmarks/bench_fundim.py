@@ -112,7 +112,8 @@ def bench_figure6(depth: int, width: int, networks: int, factor: int, seed: int 
 #: The checker's work limit in these timings (above its default, which the larger certificates exceed:
 #: 384-64-64-10 needs about 3.1·10^8 steps; ``reluid check --work-limit`` raises it the same way).
 CHECK_WORK_LIMIT = 1 << 31
-#: The work limit for the checker of Theorem A3 certificates (about 4·10^10 steps at 784-128-128-10).
+#: The work limit for the checker of Theorem A3 certificates (flint operations are charged 64 to a step: about
+#: 3·10^8 steps at 784-128-128-10, past the default 2^26, at which ``reluid check`` says "not re-verified").
 TRI_CHECK_WORK_LIMIT = 1 << 40
 
 

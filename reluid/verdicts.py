@@ -59,7 +59,7 @@ from typing import Any, Mapping
 
 __all__ = ["Name", "ExitCode", "Reason", "ReasonCode", "Verdict", "Outcome", "AuditOutcome", "FailOn", "ClaimStatus", "CheckState", "Mechanism", "Stratum",
            "ReductionRule", "StopReason", "FlipSetMethod", "FlipSearchStep", "EquivalenceMethod", "AlignMethod",
-           "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame"]
+           "PatternMethod", "ConditionMethod", "PremiseMethod", "CoverMethod", "PinningCase", "Frame", "WFailure"]
 
 
 class Name(enum.StrEnum):
@@ -367,6 +367,17 @@ class PinningCase(Name):
     B = "b"
 
 
+class WFailure(Name):
+    """Which part of Theorem W fails for a network (docs/mathematics.md §10): what a pinning analysis reports."""
+
+    H0 = "H0"                    # a zero or repeated layer-1 row, or a zero output column
+    H0_PRIME = "H0′"             # a zero or repeated layer-2 row
+    REGIONS = "regions"          # the x frame's layer-1 regions could not be found
+    H4 = "H4"                    # the bend flats admit a cover
+    PINNING = "pinning"          # some layer-2 neuron is not pinned
+    BUDGET = "budget"            # the time or the strict-system budget ran out
+
+
 class Frame(Name):
     """The coordinates of a pinning certificate: u = Ax + a when rank A = n1 (Lemma 10.18), else x."""
 
@@ -437,7 +448,13 @@ class ReasonCode(Name):
     THEOREM_82_BUDGET = "theorem-8.2-budget"           # the §8 checks ran out of budget
     THEOREM_W_NOT_STARTED = "theorem-w-not-started"     # no time was left to start Theorem W
     HYPOTHESIS_FAILS = "hypothesis-fails"              # one of H0–H4 fails
-    THEOREM_W_FAILS = "theorem-w-fails"                # and Theorem W does not apply either
+    THEOREM_W_FAILS = "theorem-w-fails"                # and Theorem W does not apply either (``failed``: WFailure)
+    W_DEGENERATE_ROWS = "w-degenerate-rows"            # H0 / H0′: zero or proportional rows (``items``)
+    W_NEEDS_REGIONS = "w-needs-regions"                # the x frame needs the LP-guided region search (highspy)
+    W_COVER = "w-cover"                                # H4 fails: flats per H_j (``counts``), ``exhaustive``
+    W_UNPINNED = "w-unpinned"                          # ``pinned`` of ``n2`` layer-2 neurons pinned
+    W_STRICT_BUDGET = "w-strict-budget"                # ``systems`` strict systems: ``timeout`` or the ``limit``
+    FM_ROW_BUDGET = "fm-row-budget"                    # Fourier–Motzkin ``step`` of ``of`` needs ``rows`` > ``budget``
     FLIP_SEARCH_UNDECIDED = "flip-search-undecided"    # a theorem applies, the flip-set search is undecided
     # why the flip-set search did not decide (reluid.analysis.shallow.flipsets)
     FLIP_METHODS_GAVE_UP = "flip-methods-gave-up"      # every method tried gave up (``methods``: [name, why] pairs)

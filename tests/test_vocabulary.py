@@ -52,7 +52,7 @@ ORDINARY = frozenset({"a", "b", "u", "x", "none", "unknown", "found", "count", "
                       "identity", "orthant", "farkas", "empty", "generic", "proportional", "pattern", "verdict",
                       "information", "hidden", "invalid", "flip", "box", "verified", "failed", "rejected",
                       "witness", "separation", "enumerate", "exhaustive", "z3", "mitm", "constant", "dead",
-                      "merge", "undecided", "orbit"})
+                      "merge", "undecided", "orbit", "regions", "budget", "pinning", "H0", "H4"})
 
 #: keys (of dict displays and keyword arguments) whose string values are names of a vocabulary
 NAME_KEYS = frozenset({"method", "frame", "mechanism", "kind", "status", "check", "outcome", "verdict", "role",
@@ -199,9 +199,6 @@ REASON_LISTS = frozenset({"reasons", "notes", "undecided"})
 
 #: (module, function): why the words composed there are not a reason of an answer
 WORDS_ALLOWED = {
-    ("analysis/deep/fundim.py", "needs"): "FunDimResult.needs(), part of describe(), the line `reluid fundim` prints; "
-                                          "the result's reason is summary() (data), which reluid/report/reasons.py "
-                                          "words the same way (tests/analysis/deep/test_fundim.py compares them)",
     ("analysis/deep/fundim.py", "upper_bound"): "the derivation of U (FunDimResult.upper_bound_reason, a note of the "
                                                 "reluid.fundim/1 JSON), not why an answer is unknown",
 }

@@ -86,13 +86,14 @@ def _triangular(net, args, deadline, stdout) -> ExitCode:
 
     from reluid.api import triangular_identifiability
     from reluid.errors import CheckFailed
+    from reluid.report.fundim import describe_triangular
 
     try:
         r, ev, lines = triangular_identifiability(net, seed=args.seed, deadline=deadline)
     except CheckFailed as e:                               # pragma: no cover - the producer's evidence is checked
         stdout.write(f"check failed: {e}\n")
         return ExitCode.UNKNOWN
-    stdout.write(f"{args.network}: {r.describe()}\n")
+    stdout.write(f"{args.network}: {describe_triangular(r)}\n")
     for line in lines:
         stdout.write(f"check ({line})\n")
     if args.json:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from reluid.model.rational import format_rational
-from reluid.report.reasons import note, sentence
+from reluid.report.reasons import fundim_words, note, sentence
 
 __all__ = ["FUNDIM_FORMAT", "fundim_dict", "generate_fundim_json", "generate_fundim_text", "cells_fundim_dict",
            "describe_cells"]
@@ -30,8 +30,23 @@ def generate_fundim_json(r) -> str:
     return json.dumps(fundim_dict(r), indent=1) + "\n"
 
 
+def describe_fundim(r) -> str:
+    """A :class:`~reluid.analysis.deep.fundim.FunDimResult` in one line (``reluid fundim``)."""
+    return fundim_words(r.summary().params)
+
+
+def describe_triangular(r) -> str:
+    """A :class:`~reluid.analysis.deep.triangular.TriangularRank` in one line (``reluid fundim --triangular``)."""
+    arch = "(" + ", ".join(map(str, r.architecture)) + ")"
+    head = ("locally identifiable (Theorem A3: block-triangular Jacobian rank D - N = "
+            f"{r.target}, so dim_fun = U)" if r.full_rank else
+            f"triangular rank {r.rank} < D - N = {r.target}: no conclusion ({len(r.short)} blocks short)")
+    return (f"{head}; architecture {arch}, {len(r.points)} generic points, biases {r.r_bias}, output "
+            f"weights {r.architecture[-1]}·{r.r_out}, rank mod p = {r.prime}, {r.seconds:.1f} s")
+
+
 def generate_fundim_text(r, name: str) -> str:
-    text = f"{name}: {r.describe()}\n"
+    text = f"{name}: {describe_fundim(r)}\n"
     if r.full_rank:
         text += (f"{name}: locally identifiable (Theorem A1, docs/mathematics.md §6): near θ every parameter with "
                  "the same function is a positive rescaling of θ; this does not exclude hidden symmetries far "

@@ -59,6 +59,16 @@ def _part(v) -> str:
     return sentence(v) if isinstance(v, Reason) or isinstance(v, Mapping) and "code" in v else str(v)
 
 
+def _degenerate(item) -> str:
+    """One failure of H0 or H0′: ``[kind, matrix, bias, i, j]`` with 1-based indices."""
+    kind, matrix, bias, i, j = item
+    if kind == "zero-row":
+        return f"{matrix}_{i} = 0"
+    if kind == "zero-column":
+        return f"{matrix}_(:,{i}) = 0"
+    return f"({matrix}_{i}, {bias}_{i}) and ({matrix}_{j}, {bias}_{j}) are proportional"
+
+
 def _budget(p) -> str:
     if p["seconds"] is None:
         return "no time budget"
@@ -114,8 +124,9 @@ def _needs(p) -> str:
     return f"it needs an estimated {est} of CPU time and {why}"
 
 
-def _fundim(p) -> str:
-    """A functional-dimension result (``FunDimResult.summary``) in words, as ``FunDimResult.describe`` says it."""
+def fundim_words(p) -> str:
+    """A functional-dimension result (the params of ``FunDimResult.summary()``) in words: the line `reluid fundim`
+    prints."""
     arch, stop = _arch(p["architecture"]), p["stop"]
     if stop == StopReason.NOT_ATTEMPTED:
         return (f"functional dimension not attempted: {_needs(p)}; U = {p['upper_bound']}; architecture {arch}, "
@@ -232,7 +243,7 @@ _WORDS = {
                                            else "prover disabled"),
     ReasonCode.OUT_OF_TIME: lambda p: "time budget exhausted",
     ReasonCode.TWO_HIDDEN_LAYERS: lambda p: f"Two hidden layers: {sentence(p['theorem'])}",
-    ReasonCode.FUNDIM: lambda p: "Functional dimension: " + (p["detail"] if "detail" in p else _fundim(p)),
+    ReasonCode.FUNDIM: lambda p: "Functional dimension: " + (p["detail"] if "detail" in p else fundim_words(p)),
     ReasonCode.LOCALLY_IDENTIFIABLE: lambda p: (
         "θ is locally identifiable (Theorem A1, docs/mathematics.md §6): near θ every parameter with the same "
         "function is a positive rescaling of θ; this does not exclude hidden symmetries far from θ, and no complete "
@@ -288,6 +299,17 @@ _WORDS = {
     ReasonCode.THEOREM_W_FAILS: lambda p: (f"{sentence(p['theorem_8_2'])}; Theorem W: {p['failed']} fails "
                                            f"({_part(p['detail'])})"),
     ReasonCode.THEOREM_W_NOT_STARTED: lambda p: "the time budget ran out before it started",
+    ReasonCode.W_DEGENERATE_ROWS: lambda p: "; ".join(map(_degenerate, p["items"])),
+    ReasonCode.W_NEEDS_REGIONS: lambda p: (
+        f"the x frame (rank A < n1 = {p['n1']}) needs layer-1 regions with exact witnesses: §8's sign tree stops at "
+        "n1 = 14 and the LP-guided search needs highspy (the optional extra 'lp': pip install 'reluid[lp]')"),
+    ReasonCode.W_COVER: lambda p: (f"bend flats per H_j: {list(p['counts'])}; "
+                                   + ("a cover exists" if p["exhaustive"] else "the count condition fails")),
+    ReasonCode.W_UNPINNED: lambda p: f"{p['pinned']} of {p['n2']} layer-2 neurons pinned",
+    ReasonCode.FM_ROW_BUDGET: lambda p: (f"Fourier–Motzkin step {p['step']} of {p['of']} needs {p['rows']} rows "
+                                         f"(budget {p['budget']})"),
+    ReasonCode.W_STRICT_BUDGET: lambda p: (f"timeout after {p['systems']} strict systems" if p["limit"] is None
+                                           else f"more than {p['limit']} strict systems"),
     ReasonCode.FLIP_SEARCH_UNDECIDED: lambda p: (
         ("the hypotheses of Theorem W hold" if p["theorem_w"] else f"H0–H4 hold ({THEOREM_8_2})")
         + ", but the flip-set search is undecided: " + "; ".join(f"layer {l}: {_part(why)}" for l, why in p["layers"])),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reluid.report.reasons import THEOREM_8_2, facts, sentence, sentences, short, text
-from reluid.verdicts import Reason, ReasonCode
+from reluid.verdicts import Reason, ReasonCode, WFailure
 
 ARCH = (2, 3, 3, 1)
 FD = ("dim_fun = 19 = U (certified); architecture (2, 3, 3, 1), D = 25, 9 witness points (one per activation "
@@ -66,7 +66,8 @@ WORDED = [
     (Reason(ReasonCode.PROVER_NOT_USED, {"mechanism_found": True}), "prover not used (a mechanism was found)"),
     (Reason(ReasonCode.PROVER_NOT_USED, {"mechanism_found": False}), "prover disabled"),
     (Reason(ReasonCode.TWO_HIDDEN_LAYERS, {"theorem": Reason(ReasonCode.THEOREM_W_FAILS, {
-        "theorem_8_2": H1, "failed": "H4", "detail": "bend flats per H_j: [1, 0, 0]; a cover exists"})}),
+        "theorem_8_2": H1, "failed": WFailure.H4,
+        "detail": Reason(ReasonCode.W_COVER, {"counts": (1, 0, 0), "exhaustive": True})})}),
      f"Two hidden layers: the hypotheses of {THEOREM_8_2} fail: H1: 0 of 7 nonempty layer-1 regions are full; +++: "
      "g_1 has no zero in R_s (F2; Motzkin y = (2/3, 0, 13/6)); Theorem W: H4 fails (bend flats per H_j: [1, 0, 0]; a "
      "cover exists)"),
@@ -318,6 +319,20 @@ WORDED = [
      "architectures"),
     (Reason(ReasonCode.H4_MOVE_UNDECIDED, {"neuron": 0, "delta": "-1/2", "why": Reason(ReasonCode.OUT_OF_TIME)}),
      "neuron 1, δ = -1/2: time budget exhausted"),
+    (Reason(ReasonCode.W_DEGENERATE_ROWS, {"items": [("zero-row", "A", "a", 2, None),
+                                                     ("proportional", "W", "w", 1, 3),
+                                                     ("zero-column", "V", "c", 2, None)]}),
+     "A_2 = 0; (W_1, w_1) and (W_3, w_3) are proportional; V_(:,2) = 0"),
+    (Reason(ReasonCode.W_NEEDS_REGIONS, {"n1": 16}),
+     "the x frame (rank A < n1 = 16) needs layer-1 regions with exact witnesses: §8's sign tree stops at n1 = 14 and "
+     "the LP-guided search needs highspy (the optional extra 'lp': pip install 'reluid[lp]')"),
+    (Reason(ReasonCode.W_COVER, {"counts": [2, 1], "exhaustive": False}),
+     "bend flats per H_j: [2, 1]; the count condition fails"),
+    (Reason(ReasonCode.W_UNPINNED, {"pinned": 2, "n2": 5}), "2 of 5 layer-2 neurons pinned"),
+    (Reason(ReasonCode.W_STRICT_BUDGET, {"systems": 40, "limit": None}), "timeout after 40 strict systems"),
+    (Reason(ReasonCode.W_STRICT_BUDGET, {"systems": 41, "limit": 40}), "more than 40 strict systems"),
+    (Reason(ReasonCode.FM_ROW_BUDGET, {"step": 2, "of": 3, "rows": 5000, "budget": 4000}),
+     "Fourier–Motzkin step 2 of 3 needs 5000 rows (budget 4000)"),
     (Reason(ReasonCode.REDUCTION_STOPPED), "time budget exhausted: the reduction stopped (every step so far is exact)"),
 ]
 

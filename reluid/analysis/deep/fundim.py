@@ -219,51 +219,9 @@ class FunDimResult:
         """rank = D - N: the rank hypothesis of Theorem A1 (local identifiability) holds."""
         return self.rank == identifiability_bound(self.architecture)
 
-    def needs(self) -> str:
-        """What a computation not attempted would need, in words: ``it needs an estimated … of CPU time and …``."""
-        est = f"{self.estimate_s:.0f} s" if self.estimate_s is not None else "unknown time"
-        mem = self.estimate_gb if self.estimate_gb is not None else estimate_memory_gb(self.architecture)
-        cap = self.memory_cap_gb if self.memory_cap_gb is not None else MAX_MEMORY_GB
-        why = (f"about {mem:.1f} GB of memory, more than the {cap:.1f} GB left under the memory cap" if mem > cap
-               else "more than the time budget left")
-        return f"it needs an estimated {est} of CPU time and {why}"
-
-    def describe(self) -> str:
-        """One line for humans, e.g. ``dim_fun = 21 = U (certified) ...``."""
-        arch = "(" + ", ".join(map(str, self.architecture)) + ")"
-        if self.stop_reason == StopReason.NOT_ATTEMPTED:
-            return (f"functional dimension not attempted: {self.needs()}; "
-                    f"U = {self.upper_bound}; architecture {arch}, D = {self.n_params}")
-        if self.certified and self.triangular is not None:
-            head = (f"dim_fun = {self.rank} = U (certified by Theorem A3: a block-triangular Jacobian of rank D - N "
-                    f"at {len(self.points)} generic points)")
-        elif self.certified:
-            head = f"dim_fun = {self.rank} = U (certified)"
-        elif self.stop_reason == StopReason.RANK_STALLED:
-            head = (f"dim_fun >= {self.rank} (certified lower bound), U = {self.upper_bound}, gap {self.gap}: rank "
-                    f"stalled at {self.rank} after {self.stall_rounds} rounds ({self.stall_regions} activation "
-                    "regions) that added nothing, so the gap is likely real (a measurement, not a proof; more time "
-                    "is unlikely to help); a gap is evidence of hidden symmetries at parameters arbitrarily close "
-                    "to θ (Lemma F.6), not a proof")
-        elif self.stop_reason == StopReason.MEMORY_CAP:
-            head = (f"dim_fun >= {self.rank} (certified lower bound so far), U = {self.upper_bound}: stopped "
-                    "before the next block, the process holding most of the memory cap (--memory-gb)")
-        elif self.complete:
-            head = (f"dim_fun >= {self.rank} (certified lower bound), U = {self.upper_bound}, gap {self.gap}: "
-                    "evidence of hidden symmetries at parameters arbitrarily close to θ (Lemma F.6; θ itself may "
-                    "have none), not a proof")
-        else:
-            est = f"; the whole computation needs about {self.estimate_s:.0f} s" if self.estimate_s else ""
-            head = (f"dim_fun >= {self.rank} (certified lower bound so far), U = {self.upper_bound}: stopped by "
-                    f"the time budget{est}")
-        return (f"{head}; architecture {arch}, D = {self.n_params}, {len(self.points)} witness points (one per "
-                f"activation region), rank mod p = {self.prime}, {self.n_smooth}/{self.n_sampled} generic sample "
-                f"points in {self.n_regions} activation regions, {self.n_rows} region rows examined"
-                + (" (stopped at U)" if self.stopped_early else ""))
-
     def summary(self) -> Reason:
-        """What the computation came to, as data (``fundim-result``; :mod:`reluid.report.reasons` words it
-        as :meth:`describe` does)."""
+        """What the computation came to, as data (``fundim-result``; :func:`reluid.report.reasons.fundim_words`
+        words it)."""
         mem = cap = None                    # what a computation not attempted would need, and the cap it exceeds
         if self.stop_reason == StopReason.NOT_ATTEMPTED:
             mem = self.estimate_gb if self.estimate_gb is not None else estimate_memory_gb(self.architecture)

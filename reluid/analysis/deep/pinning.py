@@ -38,12 +38,12 @@ import math
 import random
 from collections import Counter
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from reluid.analysis.deep.strict import StrictBudget, nullspace, rank, rref, solve_strict
 from reluid.model.network import Network
-from reluid.verdicts import CoverMethod, PinningCase
+from reluid.verdicts import CoverMethod, PinningCase, Reason, ReasonCode, WFailure
 from reluid.verdicts import Frame as FrameKind
 
 __all__ = ["PinningResult", "analyse_pinning", "orthant_zero", "u_frame_b", "count_condition", "choose_frame", "MAX_B_WIDTH",
@@ -63,7 +63,11 @@ _PRIME = (1 << 61) - 1
 
 
 class _Budget(Exception):
-    pass
+    """The analysis stopped at its budget; ``reason`` says which."""
+
+    def __init__(self, reason: Reason):
+        super().__init__(reason)
+        self.reason = reason
 
 
 def count_condition(counts) -> bool:
@@ -193,8 +197,8 @@ class PinningResult:
     """What :func:`analyse_pinning` established (frozen; 0-based indices)."""
 
     holds: bool
-    failed: str | None                     # "H0", "H0′", "H4", "pinning", "budget", "regions"
-    detail: str
+    failed: WFailure | None
+    detail: Reason | str                   # why it fails (a Reason), or what holds (a summary)
     frame: Frame | None = None
     regions: tuple = ()                    # (signs, point or None, visible {k: point|None}, invisible {k: farkas|None})
     order: tuple = ()                      # (neuron, seed index, ((region index, j, wall point), ...), method)
@@ -239,17 +243,17 @@ class _W:
 
     def tick(self):
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise _Budget(f"timeout after {self.systems} strict systems")
+            raise _Budget(Reason(ReasonCode.W_STRICT_BUDGET, {"systems": self.systems, "limit": None}))
 
     def strict(self, B, b, C, c):
         self.systems += 1
         if self.max_systems is not None and self.systems > self.max_systems:
-            raise _Budget(f"more than {self.max_systems} strict systems")
+            raise _Budget(Reason(ReasonCode.W_STRICT_BUDGET, {"systems": self.systems, "limit": self.max_systems}))
         self.tick()
         try:
             return solve_strict(B, b, C, c, n=self.d, max_rows=self.max_rows)
         except StrictBudget as e:
-            raise _Budget(str(e)) from None
+            raise _Budget(Reason(ReasonCode.FM_ROW_BUDGET, e.params)) from None
 
     def g(self, s):
         if self.xs is not None:
@@ -498,25 +502,28 @@ class _W:
 
     # ---- H0, H0′ --------------------------------------------------------------------
     def h0(self):
+        """The failures of H0 as items of ReasonCode.W_DEGENERATE_ROWS (1-based)."""
         bad = []
         if self.frame.kind == FrameKind.X:
-            bad += [f"A_{j + 1} = 0" for j in range(self.n1) if not any(self.A[j])]
+            bad += [("zero-row", "A", "a", j + 1, None) for j in range(self.n1) if not any(self.A[j])]
             norms = {}
             for j in range(self.n1):
                 nv = _norm(self.u[j])
                 if nv is not None and nv in norms:
-                    bad.append(f"(A_{norms[nv] + 1}, a_{norms[nv] + 1}) and (A_{j + 1}, a_{j + 1}) are proportional")
+                    bad.append(("proportional", "A", "a", norms[nv] + 1, j + 1))
                 norms.setdefault(nv, j)
-        bad += [f"V_(:,{k + 1}) = 0" for k in range(self.n2) if not any(self.V[o][k] for o in range(self.n3))]
+        bad += [("zero-column", "V", "c", k + 1, None) for k in range(self.n2)
+                if not any(self.V[o][k] for o in range(self.n3))]
         return bad
 
     def h0p(self):
-        bad = [f"W_{k + 1} = 0" for k in range(self.n2) if not any(self.W[k])]
+        """The failures of H0′ as items of ReasonCode.W_DEGENERATE_ROWS (1-based)."""
+        bad = [("zero-row", "W", "w", k + 1, None) for k in range(self.n2) if not any(self.W[k])]
         norms = {}
         for k in range(self.n2):
             nv = _norm(tuple(self.W[k]) + (self.w[k],))
             if nv in norms:
-                bad.append(f"(W_{norms[nv] + 1}, w_{norms[nv] + 1}) and (W_{k + 1}, w_{k + 1}) are proportional")
+                bad.append(("proportional", "W", "w", norms[nv] + 1, k + 1))
             norms.setdefault(nv, k)
         return bad
 
@@ -679,10 +686,10 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
 
     bad = an.h0()
     if bad:
-        return done(False, "H0", "; ".join(bad[:3]))
+        return done(False, WFailure.H0, Reason(ReasonCode.W_DEGENERATE_ROWS, {"items": bad[:3]}))
     bad = an.h0p()
     if bad:
-        return done(False, "H0′", "; ".join(bad[:3]))
+        return done(False, WFailure.H0_PRIME, Reason(ReasonCode.W_DEGENERATE_ROWS, {"items": bad[:3]}))
     search = None
     try:
         if frame.kind == FrameKind.U:
@@ -692,9 +699,7 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
             from reluid.analysis.deep import xsearch
 
             if not xsearch.available():
-                return done(False, "regions", f"the x frame (rank A < n1 = {n1}) needs layer-1 regions with exact "
-                            "witnesses: §8's sign tree stops at n1 = 14 and the LP-guided search needs highspy "
-                            "(the optional extra 'lp': pip install 'reluid[lp]')")
+                return done(False, WFailure.REGIONS, Reason(ReasonCode.W_NEEDS_REGIONS, {"n1": n1}))
             an.xs = xsearch.XSearch(net, seed)
             search = _LineSearch(an)
             search.add_line()
@@ -716,8 +721,8 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
                 method = CoverMethod.EXHAUSTIVE
         flats = tuple((v[0], j, v[1], v[2]) for j in range(n1) for v in per[j].values())
         if method is None:
-            return done(False, "H4", f"bend flats per H_j: {list(counts)}; "
-                        + ("a cover exists" if n1 <= MAX_EXHAUSTIVE else "the count condition fails"),
+            return done(False, WFailure.H4, Reason(ReasonCode.W_COVER, {"counts": counts,
+                                                                        "exhaustive": n1 <= MAX_EXHAUSTIVE}),
                         flats=flats, flat_counts=counts)
         # pinning
         P: list[int] = []
@@ -736,9 +741,10 @@ def analyse_pinning(net: Network, *, regions=None, timeout: float | None = 60.0,
                 if search is None or not search.add_line(left):
                     break
     except _Budget as e:
-        return done(False, "budget", str(e))
+        return done(False, WFailure.BUDGET, e.reason)
     if left:
-        return done(False, "pinning", f"{len(P)} of {n2} layer-2 neurons pinned", unpinned=tuple(sorted(left)),
+        return done(False, WFailure.PINNING, Reason(ReasonCode.W_UNPINNED, {"pinned": len(P), "n2": n2}),
+                    unpinned=tuple(sorted(left)),
                     flats=flats, flat_counts=counts, h4_method=method, h4_trees=trees)
     # the regions the certificate uses
     used = []

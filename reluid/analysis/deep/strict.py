@@ -38,7 +38,16 @@ ZERO = Fraction(0)
 
 
 class StrictBudget(Exception):
-    """Fourier–Motzkin would exceed its row budget; the question is left open."""
+    """Fourier–Motzkin would exceed its row budget; the question is left open.
+
+    ``params`` (step, of, rows, budget) are the data of ReasonCode.FM_ROW_BUDGET."""
+
+    def __init__(self, step: int, of: int, rows: int, budget: int):
+        super().__init__(step, of, rows, budget)
+        self.params = {"step": step, "of": of, "rows": rows, "budget": budget}
+
+    def __str__(self) -> str:
+        return "Fourier–Motzkin step {step} of {of} needs {rows} rows (budget {budget})".format(**self.params)
 
 
 # ---------------------------------------------------------------------------
@@ -173,8 +182,7 @@ def _fm(cons, nvar: int, max_rows: int):
         neg = [r for r in cur if r[0][v] < 0]
         new = [r for r in cur if r[0][v] == 0]
         if len(new) + len(pos) * len(neg) > max_rows:
-            raise StrictBudget(f"Fourier–Motzkin step {v + 1} of {nvar} needs {len(new) + len(pos) * len(neg)} rows "
-                               f"(budget {max_rows})")
+            raise StrictBudget(v + 1, nvar, len(new) + len(pos) * len(neg), max_rows)
         for ap, bp, yp in pos:
             for an, bn, yn in neg:
                 p, q = ap[v], -an[v]

@@ -100,14 +100,6 @@ class TriangularResult:
                 "bias_points": list(self.bias_points), "out_points": list(self.out_points),
                 "blocks": [[l, u, [[i, list(c)] for i, c in ent]] for l, u, ent in self.blocks]}
 
-    def describe(self) -> str:
-        arch = "(" + ", ".join(map(str, self.architecture)) + ")"
-        head = ("locally identifiable (Theorem A3: block-triangular Jacobian rank D - N = "
-                f"{self.target}, so dim_fun = U)" if self.full_rank else
-                f"triangular rank {self.rank} < D - N = {self.target}: no conclusion ({len(self.short)} blocks short)")
-        return (f"{head}; architecture {arch}, {len(self.points)} generic points, biases {self.r_bias}, output "
-                f"weights {self.architecture[-1]}·{self.r_out}, rank mod p = {self.prime}, {self.seconds:.1f} s")
-
 
 # ---- linear algebra modulo p (numpy) ----------------------------------------------------
 

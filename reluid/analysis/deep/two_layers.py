@@ -56,7 +56,7 @@ from reluid.analysis.deep.strict import StrictBudget, nullspace, rank, rref, sol
 from reluid.budget import MIN_SECONDS, SHARES
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
-from reluid.verdicts import Outcome, Reason, ReasonCode, Verdict
+from reluid.verdicts import Outcome, Reason, ReasonCode, Verdict, WFailure
 
 __all__ = ["Hypothesis", "FullRegion", "Edge", "BendFlat", "TwoLayerResult", "analyse_two_layers", "flipped",
            "signs_text", "HYPOTHESES"]
@@ -592,14 +592,14 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
 
         if timeout is not None and t0 + timeout - time.monotonic() <= MIN_SECONDS:    # no time left: not started
             return result(Verdict.UNKNOWN, Reason(ReasonCode.THEOREM_W_FAILS, {
-                "theorem_8_2": reason, "failed": "budget", "detail": Reason(ReasonCode.THEOREM_W_NOT_STARTED, {})}))
+                "theorem_8_2": reason, "failed": WFailure.BUDGET, "detail": Reason(ReasonCode.THEOREM_W_NOT_STARTED, {})}))
         left = None if timeout is None else max(MIN_SECONDS, t0 + timeout - time.monotonic())
         regs = got.get("regions")
         search = regs is not None and n1 > n0 and available()     # the LP-guided search as the second try
         first = left if left is None or not search else left * SHARES["theorem w first try"]
         pin = analyse_pinning(net, regions=regs, timeout=first, max_rows=max_rows,
                               max_systems=max(0, max_systems - an.systems))
-        if search and not pin.holds and pin.failed in ("H4", "pinning", "budget"):
+        if search and not pin.holds and pin.failed in (WFailure.H4, WFailure.PINNING, WFailure.BUDGET):
             left = None if timeout is None else max(MIN_SECONDS, t0 + timeout - time.monotonic())
             again = analyse_pinning(net, timeout=left)
             pin = again if again.holds else pin

@@ -28,6 +28,7 @@ from reluid.checker.registry import VERIFIERS, Context
 from reluid.errors import CheckFailed, InvalidArgument
 from reluid.model import Network
 from reluid.model.rational import format_rational
+from reluid.report.fundim import describe_fundim
 
 from benchmarks.bench_fundim import float_rank  # the float approach (numpy backprop + SVD rank)
 
@@ -76,7 +77,7 @@ def test_certified_equal_to_upper_bound_small():
     assert 0 < len(r.points) <= r.rank                          # one point per region used
     assert all(all(all(s) for s in exact_pattern(SMALL, x)) for x in r.points)   # generic, checked exactly
     assert (SMALL.input_dim + 1) * len(r.pivots) + len(r.rows) == r.rank
-    assert "certified" in r.describe()
+    assert "certified" in describe_fundim(r)
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.rank = 0  # type: ignore[misc]
     assert isinstance(r, FunDimResult)
@@ -86,7 +87,7 @@ def test_certified_equal_to_upper_bound_small():
 def test_attains_U_on_small_architectures(arch, seed):
     net = gaussian_net(arch, seed)
     r = functional_dimension(net, seed=seed)
-    assert r.certified, r.describe()
+    assert r.certified, describe_fundim(r)
 
 
 @pytest.mark.parametrize("arch,seed", [((2, 3, 2, 1), 4), ((2, 3, 3, 1), 2), ((3, 4, 3, 2), 5), ((2, 3, 1), 1),
@@ -207,7 +208,7 @@ def test_dead_network_has_low_dimension():
     net = N([([[1, 0], [0, 1]], [0, 0]), ([[-1, -2], [1, 1]], [0, -1]), ([[1, 1]], [0])])
     r = functional_dimension(net, points=500)
     assert r.rank < r.upper_bound and not r.certified and not r.full_rank
-    assert "evidence" in r.describe()
+    assert "evidence" in describe_fundim(r)
 
 
 @pytest.mark.parametrize("layers,target", [
@@ -230,7 +231,7 @@ def test_deadline_in_the_past_means_not_attempted():
     net = gaussian_net((3, 4, 4, 1), 3)
     r = functional_dimension(net, deadline=time.monotonic() - 1)
     assert r.stop_reason == "not attempted" and r.rank == 0 and not r.complete and r.estimate_s > 0
-    assert "not attempted" in r.describe()
+    assert "not attempted" in describe_fundim(r)
 
 
 def test_deadline_stops_between_blocks_with_a_lower_bound_and_an_estimate():
@@ -255,7 +256,7 @@ def test_deadline_stops_between_blocks_with_a_lower_bound_and_an_estimate():
         fd._Run._say = orig
     assert r.stop_reason == "time budget" and not r.complete
     assert 0 < r.rank <= full.rank and r.estimate_s is not None and r.estimate_s > 0
-    assert "time budget" in r.describe()
+    assert "time budget" in describe_fundim(r)
 
 
 def test_estimate_grows_with_the_architecture():
@@ -322,8 +323,8 @@ def test_cli_fundim(tmp_path):
     assert main(["fundim", str(tmp_path / "bad.json")], io.StringIO(), io.StringIO()) == 4
 
 
-def test_the_reason_of_a_result_says_what_describe_says():
-    """``summary()`` is the result as data; the report's words for it are :meth:`FunDimResult.describe`'s, in every
+def test_the_reason_of_a_result_says_what_reluid_fundim_prints():
+    """``summary()`` is the result as data; the report's words for it are the line `reluid fundim` prints, in every
     state a result can be in (certified, by Theorem A3, stalled, memory cap, complete with a gap, time budget, not
     attempted with a memory or a time estimate)."""
     from reluid.report.reasons import sentence
@@ -341,7 +342,7 @@ def test_the_reason_of_a_result_says_what_describe_says():
               dataclasses.replace(r, rank=r.upper_bound - 1, stop_reason=S.TIME_BUDGET, estimate_s=None),
               dataclasses.replace(r, stop_reason=S.NOT_ATTEMPTED, estimate_s=1e4, estimate_gb=12.5, memory_cap_gb=2.0),
               dataclasses.replace(r, stop_reason=S.NOT_ATTEMPTED, estimate_s=None, estimate_gb=None)]
-    words = [r.describe() for r in states]
+    words = [describe_fundim(r) for r in states]
     assert len(set(words)) == len(states)
     for state, said in zip(states, words):
         reason = state.summary()

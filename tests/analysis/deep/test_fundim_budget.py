@@ -13,6 +13,7 @@ from reluid import budget as B
 from reluid.analysis.deep.fundim import estimate_memory_gb, estimate_seconds, functional_dimension
 from reluid.analysis.deep.survey import random_network
 from reluid.model import Network
+from reluid.report.fundim import describe_fundim
 
 
 def gaussian_net(arch, seed):
@@ -41,7 +42,7 @@ def test_a_rank_that_stops_growing_is_reported_as_stalled(monkeypatch):
     r = functional_dimension(net, points=10**6)
     assert r.stop_reason == "rank stalled" and r.complete and r.gap > 0
     assert r.stall_rounds >= fd._Run.STALL_ROUNDS and r.stall_regions >= 0
-    text = r.describe()
+    text = describe_fundim(r)
     assert f"rank stalled at {r.rank} after {r.stall_rounds} rounds" in text and "needs about" not in text
     assert r.stop.code == "rank stalled" and r.stop.stall_rounds == r.stall_rounds
     # without the stall rule the same sample gives the same rank (the stall only saved time)
@@ -92,7 +93,7 @@ def test_memory_cap_declines_before_allocating(cap):
     B.set_memory_cap(B.resident_gb() + 0.01)
     r = functional_dimension(net)
     assert r.stop_reason == "not attempted" and r.rank == 0 and r.estimate_gb > r.memory_cap_gb
-    assert "memory cap" in r.describe() and r.stop.estimate_gb == r.estimate_gb
+    assert "memory cap" in describe_fundim(r) and r.stop.estimate_gb == r.estimate_gb
 
 
 def test_progress_without_rich_says_so_once(monkeypatch):
@@ -143,4 +144,4 @@ def test_no_block_starts_once_most_of_the_memory_cap_is_held(monkeypatch):
     monkeypatch.setattr(fd, "resident_gb", lambda: 100.0)
     r = functional_dimension(net)
     assert r.stop_reason == "memory cap" and not r.complete and r.rank == 0
-    assert "memory cap" in r.describe()
+    assert "memory cap" in describe_fundim(r)

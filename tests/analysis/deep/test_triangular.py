@@ -23,6 +23,7 @@ from reluid.checker.triangular import triangular_rank
 from reluid.errors import CheckFailed
 from reluid.model.network import Network
 from reluid.verdicts import StopReason
+from reluid.report.fundim import describe_fundim, describe_triangular
 
 
 CASES = [((24, 8, 8, 4), 1), ((30, 10, 10, 5), 1), ((10, 4, 3), 0)]
@@ -54,7 +55,7 @@ def certified():
 def test_planted_networks_are_certified_and_checked(certified):
     for net, r in certified:
         D_N = net.n_params - sum(net.architecture[1:-1])
-        assert r.full_rank and r.rank == r.target == D_N and r.stop_reason == StopReason.UPPER_BOUND, r.describe()
+        assert r.full_rank and r.rank == r.target == D_N and r.stop_reason == StopReason.UPPER_BOUND, describe_triangular(r)
         ev = evidence(net, r)
         assert fd(ev, net).endswith(f"dim_fun = U = {D_N} (certified)")
         assert "Theorems A3 and A1 apply (locally identifiable" in li(ev, net)
@@ -240,7 +241,7 @@ def test_the_deep_decision_falls_back_to_theorem_a3_and_its_claims_are_checked()
                            stop_reason=StopReason.NOT_ATTEMPTED, estimate_s=1e4)
     got = deep_decide._by_theorem_a3(net, skipped, 0, None)
     assert got.certified and got.full_rank and got.triangular is not None and got.rank == U
-    assert "Theorem A3" in got.describe()
+    assert "Theorem A3" in describe_fundim(got)
     claims = fundim_claims(got)
     assert [c.kind for c in claims] == [ClaimKind.FUNCTIONAL_DIMENSION, ClaimKind.LOCAL_IDENTIFIABILITY]
     for c in claims:

@@ -13,7 +13,7 @@ from reluid.analysis.deep.two_layers import analyse_two_layers, flipped, signs_t
 from reluid.analysis.deep.xsearch import available
 from reluid.model.network import Network
 from reluid.report.reasons import sentence
-from reluid.verdicts import Verdict
+from reluid.verdicts import Reason, ReasonCode, Verdict, WFailure
 from tests.two_layer_nets import CERTIFIED, D15, glr, net
 
 
@@ -114,12 +114,13 @@ def test_budget_gives_unknown_with_the_size_left():
     x = analyse_two_layers(X_FRAME, max_systems=3)
     assert "beyond the budget" in sentence(x.reason) and "3 strict systems" in sentence(x.reason)
     # the sign tree stopped before any region: the LP-guided search of the x frame is the only source of regions
-    assert x.pinning is not None and (x.pinning.failed != "regions" if available() else x.pinning.failed == "regions")
+    assert x.pinning is not None and (x.pinning.failed is not WFailure.REGIONS if available() else x.pinning.failed is WFailure.REGIONS)
     from reluid.analysis.deep.pinning import analyse_pinning
     from reluid.analysis.deep.two_layers import _Analysis
     regions = _Analysis(X_FRAME, 20000, None, 4000).regions()[0]
     p = analyse_pinning(X_FRAME, regions=regions, max_systems=5)
-    assert not p.holds and p.failed == "budget" and "5 strict systems" in p.detail
+    assert not p.holds and p.failed is WFailure.BUDGET and p.detail.code is ReasonCode.W_STRICT_BUDGET
+    assert p.detail.params == {"systems": 6, "limit": 5} and sentence(p.detail) == "more than 5 strict systems"
     assert analyse_pinning(X_FRAME, regions=regions).holds
     assert analyse_two_layers(X_FRAME).verdict is Verdict.NO_HIDDEN
     wide = Network.from_lists([([[1, j] for j in range(16)], [0] * 16), ([[1] * 16], [-1]), ([[1]], [0])])
@@ -133,7 +134,8 @@ def test_without_highspy_the_x_frame_at_size_says_why(monkeypatch):
     monkeypatch.setattr(xsearch, "available", lambda: False)
     wide = Network.from_lists([([[1, j] for j in range(16)], [0] * 16), ([[1] * 16], [-1]), ([[1]], [0])])
     r = analyse_two_layers(wide)
-    assert "beyond the size limit" in sentence(r.reason) and r.pinning.failed == "regions" and "highspy" in r.pinning.detail
+    assert "beyond the size limit" in sentence(r.reason) and r.pinning.failed is WFailure.REGIONS
+    assert r.pinning.detail == Reason(ReasonCode.W_NEEDS_REGIONS, {"n1": 16}) and "highspy" in sentence(r.pinning.detail)
 
 
 @pytest.mark.parametrize("arch", [(2, 2, 3, 1), (2, 3, 3, 1), (3, 3, 3, 1)])

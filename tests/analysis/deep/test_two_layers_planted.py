@@ -28,6 +28,7 @@ from reluid.analysis.deep.two_layers import analyse_two_layers, flipped
 from reluid.api import certify, check
 from reluid.model.network import Network
 from reluid.verdicts import Verdict
+from reluid.report.fundim import describe_fundim
 from tests.two_layer_nets import CERTIFIED, glr, net
 
 STATS: Counter = Counter()
@@ -219,7 +220,7 @@ def test_certified_networks_have_no_mechanism_and_full_functional_dimension():
         rep = detect_mechanisms(n, timeout=20)
         assert not rep.mechanisms
         fd = exact_functional_dimension(n)
-        assert fd.exact and fd.certified, fd.describe()
+        assert fd.exact and fd.certified, describe_fundim(fd)
         assert functional_dimension(n, method="cells").certified      # the public fundim, at the cell points
 
 
