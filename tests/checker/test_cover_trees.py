@@ -215,3 +215,20 @@ def test_no_trees_where_the_count_holds():
     assert "H4 by Lemma 10.12's count" in msg
     rejects([{"I": [0], "tree": {"y": 1}}], "1 cover trees, but the count leaves only 0 sets I", evidence=EVIDENCE,
             network=CERTIFIED)
+
+
+def test_the_count_leaves_every_set_whose_hyperplanes_hold_few_flats():
+    """open_sets: I is left to a tree exactly when every H_j, j ∈ I, holds at most |I| flats, sets of size 1
+    included (an H_j with a single flat: one other hyperplane covers it, and no tree can close that set)."""
+    from reluid.checker.cover_trees import open_sets, verify_cover_trees
+    flats = [(0, "a"), (1, "b"), (1, "c"), (2, "d"), (2, "e"), (2, "f")]
+    c = Context(GLR3, "h", Budget())
+    assert open_sets(c, 3, flats) == [(0,), (0, 1), (0, 1, 2)] and c.budget.used == 2 ** 3 * 4
+    assert open_sets(Context(GLR3, "h", Budget()), 3, [(j, t) for j in range(3) for t in range(3)]) == [(0, 1, 2)]
+    assert open_sets(Context(GLR3, "h", Budget()), 3, [(j, t) for j in range(3) for t in range(4)]) == []
+    with pytest.raises(CheckFailed) as e:       # the trees of the larger sets alone do not do
+        verify_cover_trees(Context(GLR3, "h", Budget()), 3, flats, [], [{"I": [0, 1], "tree": {"y": 1}}])
+    assert e.value.reason == "cover tree 1 is for I = [0, 1]; the next set I the count leaves open is [0] (0-based)"
+    for tree in ({"y": 1}, {"split": 0, "children": [{"y": 1}]}):
+        with pytest.raises(CheckFailed):
+            verify_cover_trees(Context(GLR3, "h", Budget()), 3, flats, [], [{"I": [0], "tree": tree}])
