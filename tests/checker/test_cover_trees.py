@@ -76,6 +76,39 @@ def test_the_trees_are_charged():
     assert e.value.reason.startswith("the H4 cover trees' packings takes 15 steps")
 
 
+#: three 4 000-digit denominators: y_t = (D_t − 1)/D_t is a valid packing value (just below 1), and a sum of
+#: two of them has about 8 000 digits, past what Python prints (4 300)
+LONG = [10 ** 3999 + 7, 10 ** 3999 + 9, 10 ** 3999 + 13]
+
+
+def long_y(D) -> str:
+    return f"{D - 1}/{D}"
+
+
+def test_long_numbers_in_a_packing_are_charged_by_their_size():
+    """The packing y = (D−1)/D on flats 0, 1, 3 of I = {1, 2} is valid (each block meets it in one flat, Σ y > 2),
+    and is accepted, but its sums cost by the numbers' size: w = 415 words beyond the first per number, the
+    blocks {3, 4} and {0, 2} sum one of them each and Σ y sums three, (2·w² + 3·(3w)²) // 512 = 9 754 steps more
+    than the small packing's 8 532.  A forged tree of such leaves once cost 2.35 s of CPU for 235 265 steps."""
+    trees = forged(PACKED, 0, y=[[0, long_y(LONG[0])], [1, long_y(LONG[1])], [3, long_y(LONG[2])]])
+    msg, c = verify(with_trees(trees))
+    w = (2 * LONG[0].bit_length()) // 64
+    assert w == 415 and msg.endswith(TAIL.format(4))
+    assert c.budget.used == 8532 + (2 * w * w + 3 * (3 * w) ** 2) // 512 == 8532 + 9754
+    with pytest.raises(WorkLimit) as e:
+        verify(with_trees(trees), limit=8436 + 9753)   # 8 436 used when tree 1's leaf sums start
+    assert e.value.reason.startswith("the H4 cover trees' packings (long numbers) takes 9,754 steps")
+
+
+def test_a_failing_packing_of_long_numbers_is_reported_in_one_line():
+    """Flats 0 and 2 lie on one block; their y sum to 2 − 1/D_0 − 1/D_1, an 8 000-digit number, shown shortened."""
+    trees = forged(PACKED, 0, y=[[0, long_y(LONG[0])], [2, long_y(LONG[1])]])
+    with pytest.raises(CheckFailed) as e:
+        verify(with_trees(trees))
+    assert e.value.reason.startswith("the cover tree for I = {1, 2}, at its root: the packing puts ?…(7999 digits)/?…(7999 "
+                                     "digits) > 1 on the flats [1, 3] of one hyperplane")
+
+
 def test_without_trees_the_checker_searches_and_says_so():
     msg, c = verify(copy.deepcopy(GLR3_EVIDENCE))
     assert "the checker searched: no cover of the flats of any of the 7 sets I" in msg
