@@ -102,3 +102,14 @@ def test_a_row_constant_by_inspection():
     assert msg == "Σ_(i∈F) W^4[:, i] z^3_i is constant for F = {1, 2}: 0 Farkas-tree leaves (verified)"
     rejected(edited(constant=["1/2"], trees=[None]), "row 1: the sum is the constant 0, not 1/2", flat)
     rejected(edited(constant=[0]), "row 1: the sum is constant by inspection; no trees belong there", flat)
+
+
+def test_every_output_row_is_checked():
+    """Two output rows: the first (W^4 row 0) constant by inspection, the second the network's; both are checked,
+    the second by its trees, and a wrong constant in the second row is still found."""
+    layers = [(L.weight, L.bias) for L in NET.layers]
+    two = type(NET).from_lists([*layers[:-1], ([[0, 0], [1, 1]], [0, 0])])
+    msg, _ = verify(edited(constant=[0, "15/2"], trees=[None, [_ABOVE, _BELOW]]), two)
+    assert msg.endswith(": 7 Farkas-tree leaves (verified)")
+    rejected(edited(constant=[0, "17/2"], trees=[None, [_ABOVE, _BELOW]]),
+             "root: the combination of the rows is the constant 1 > 0", two)
