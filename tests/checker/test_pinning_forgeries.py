@@ -72,7 +72,10 @@ def test_honest_certificates_are_valid(certs):
     for key in ("u", "x"):
         n, d = certs[key]
         rep = check_certificate(from_json(json.dumps(d)), n)
-        assert rep.valid and "Theorem W" in rep.rule, rep.reason
+        assert rep.valid, rep.reason
+        assert rep.rule == ("two hidden layers, n0 >= 2: Theorem W (H0, H0′, H4 and a pinning certificate, verified) "
+                            "and 𝔉1 = 𝔉2 = {∅} (verified), so by docs/mathematics.md (Theorem 8.2 and Corollary 8.3, "
+                            "or Theorem W) the fibre of θ is its orbit under permutations and positive scalings")
     n, _ = certs["he"]
     d = _cert(n)
     assert _valid(d, n) and _ev(d)["frame"] == "u" and _ev(d)["h4"]["method"] == "count"
