@@ -135,31 +135,31 @@ def _words(v: Fraction) -> int:
     return (v.numerator.bit_length() + v.denominator.bit_length()) // 64
 
 
-def _sum_cost(y: Mapping[int, Fraction], blocks) -> int:
-    """Steps for the leaf's sums: a sum of k numbers of W words in all is charged k·W² / 512 beyond the
-    per-term count (schoolbook products of the growing denominators; measured ≥ 2.7·10⁶ steps per CPU
-    second on 1 000- to 50 000-digit packings)."""
+def _sum_cost(y: Mapping[int, Fraction], parts) -> int:
+    """Steps for the leaf's sums over the ``parts`` b ∩ y and over y: a sum of k numbers of W words in all is
+    charged k·W² / 512 beyond the per-term count (schoolbook products of the growing denominators; measured
+    ≥ 2.7·10⁶ steps per CPU second on 1 000- to 50 000-digit packings)."""
     w = {t: _words(v) for t, v in y.items()}
     if not any(w.values()):
         return 0
-    sums = [(len(b & y.keys()), sum(w[t] for t in b & y.keys())) for b in blocks]
+    sums = [(len(p), sum(w[t] for t in p)) for p in parts]
     return (sum(k * W * W for k, W in sums) + len(y) * sum(w.values()) ** 2) // 512
 
 
 def _leaf(ctx: Context, raw, U, r, blocks, where) -> None:
     y = _packing(ctx, raw, U, where)
     charge(ctx, len(blocks) * (len(y) + 1), "the H4 cover trees' packings")
-    charge(ctx, _sum_cost(y, blocks), "the H4 cover trees' packings (long numbers)")
     if r == 0:
         return                              # U ≠ ∅ and no set is left
     if not any(y.values()):
         fail(ctx, f"{where}: a leaf with budget r = {r} > 0 needs a packing bound (y ≥ 0 on the uncovered flats, "
                   "at most 1 on every hyperplane's flats, Σ y > r)")
-    for b in blocks:
-        s = sum((y[t] for t in b & y.keys()), Fraction(0))
+    parts = [b & y.keys() for b in blocks]
+    charge(ctx, _sum_cost(y, parts), "the H4 cover trees' packings (long numbers)")
+    for part in parts:
+        s = sum((y[t] for t in part), Fraction(0))
         if s > 1:
-            fail(ctx, f"{where}: the packing puts {show(s)} > 1 on the flats {_flat_list(b & y.keys())} of one "
-                      "hyperplane")
+            fail(ctx, f"{where}: the packing puts {show(s)} > 1 on the flats {_flat_list(part)} of one hyperplane")
     total = sum(y.values(), Fraction(0))
     if total <= r:
         fail(ctx, f"{where}: the packing's total Σ y = {show(total)} is not above the budget r = {r}")
