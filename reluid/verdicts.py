@@ -449,6 +449,22 @@ class ReasonCode(Name):
     THEOREM_W_NOT_STARTED = "theorem-w-not-started"     # no time was left to start Theorem W
     HYPOTHESIS_FAILS = "hypothesis-fails"              # one of H0–H4 fails
     THEOREM_W_FAILS = "theorem-w-fails"                # and Theorem W does not apply either (``failed``: WFailure)
+    # what decided each hypothesis of Theorem 8.2 (the ``detail`` and ``notes`` of a Hypothesis)
+    H0_HOLDS = "h0-holds"                              # ``n1`` distinct layer-1 hyperplanes, no zero row or column
+    H0_FAILS = "h0-fails"                              # H0's first violations (``items`` as W_DEGENERATE_ROWS, ``more``)
+    H1_COUNT = "h1-count"                              # ``full`` of ``regions`` nonempty layer-1 regions are full
+    REGION_NOT_FULL = "region-not-full"                # region ``signs`` is not full: ``why`` (F_CONSTANT …)
+    F_CONSTANT = "f-constant"                          # g_k is constant on R_s (F1)
+    F_NO_ZERO = "f-no-zero"                            # g_k has no zero in R_s (F2), with the Motzkin ``y``
+    F_PROPORTIONAL = "f-proportional"                  # g_k and g_k2 are proportional on R_s (F3)
+    H23_STATS = "h23-stats"                            # ``full`` regions, ``edges`` between them, ``rigid`` rigid
+    H23_NO_COMPONENT = "h23-no-component"              # no component carries all ``n1`` labels (at most ``best``)
+    H23_COMPONENT = "h23-component"                    # a component of ``size`` full regions carries every label
+    H23_EDGE_SET = "h23-edge-set"                      # the certificate's edge set: ``edges`` rigid edges
+    H4_BY_COUNT = "h4-by-count"                        # Lemma 10.12's count holds on the flats per H_j (``counts``)
+    H4_NO_COVER = "h4-no-cover"                        # the search found no cover (``counts``, ``candidates``)
+    H4_COVERED = "h4-covered"                          # the flats of ``I`` (``flats`` of them) are covered (``cover``)
+    H4_FLAT_COUNTS = "h4-flat-counts"                  # bend flats per H_j (``counts``)
     W_DEGENERATE_ROWS = "w-degenerate-rows"            # H0 / H0′: zero or proportional rows (``items``)
     W_NEEDS_REGIONS = "w-needs-regions"                # the x frame needs the LP-guided region search (highspy)
     W_COVER = "w-cover"                                # H4 fails: flats per H_j (``counts``), ``exhaustive``

@@ -239,6 +239,10 @@ def _reason_slots(node):
             yield arg.elts[-1] if isinstance(arg, (ast.Tuple, ast.List)) and arg.elts else arg   # (…, why)
         if name == "Reason":
             yield from (c for c in ast.walk(node) if isinstance(c, ast.Call) and _called(c.func) == "describe")
+        if name == "Hypothesis":          # a hypothesis of Theorem 8.2: what decided it and its notes
+            yield from node.args[2:4]
+            if len(node.args) > 3 and isinstance(node.args[3], (ast.Tuple, ast.List)):
+                yield from node.args[3].elts
     elif isinstance(node, ast.Dict):
         yield from (v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant) and k.value in REASON_NAMES)
     elif isinstance(node, ast.Assign):
@@ -279,6 +283,8 @@ REASON_PLANTED = [
     ('notes.append("; ".join(parts))\n', 1),
     ('eq = Equivalence(None, method=EquivalenceMethod.UNDECIDED, reason=Reason(ReasonCode.EQUIV_UNDECIDED))\n', 0),
     ('message = f"timeout after {t} s"\nlog(message)\n', 0),
+    ('h = Hypothesis("H1", False, f"{n} regions",\n               ("a note",))\n', 2),
+    ('h = Hypothesis("H1", True, Reason(ReasonCode.H1_COUNT, {"full": 1, "regions": 2}), notes)\n', 0),
 ]
 
 

@@ -104,7 +104,21 @@ def _pow2(n) -> int:
 
 
 def _hypothesis(p) -> str:
-    return "; ".join((p["detail"], *p["notes"]))
+    """What decided a hypothesis of Theorem 8.2 and its particulars (reasons; words in older certificates)."""
+    return "; ".join((_part(p["detail"]), *map(_part, p["notes"])))
+
+
+_NO_COVER_BY_I = "no set I of layer-1 neurons has its flats covered by |I| other hyperplanes"
+
+
+def _h4_covered(p) -> str:
+    """H4 fails: the flats of the set I covered by hyperplanes other than the H_i, each given by its flats."""
+    where = "; ".join(("a hyperplane through the flats " if len(c) > 1 else "a hyperplane through the flat ")
+                      + ", ".join(f"({', '.join(map(str, point))}) on H_{j}" for point, j in c)
+                      for c in p["cover"]) or "nothing"
+    I = list(p["I"])
+    return (f"I = {{{', '.join(map(str, I))}}}: the {p['flats']} bend flats on {', '.join(f'H_{j}' for j in I)} are "
+            f"covered by {len(p['cover'])} hyperplane(s) other than the H_i ({where})")
 
 
 def _num(v) -> str:
@@ -296,6 +310,25 @@ _WORDS = {
         f"for fullness: {p['tested']}); of the 2^{p['n1']} = {_pow2(p['n1'])} sign patterns and {_pow2(p['n1']) - 1} "
         "sets I of H4"),
     ReasonCode.HYPOTHESIS_FAILS: lambda p: f"the hypotheses of {THEOREM_8_2} fail: {p['hypothesis']}: {_hypothesis(p)}",
+    ReasonCode.H0_HOLDS: lambda p: f"{p['n1']} distinct layer-1 hyperplanes, no zero row A_j, no zero column of V",
+    ReasonCode.H0_FAILS: lambda p: ("; ".join(map(_degenerate, p["items"]))
+                                    + (f" and {p['more']} more" if p["more"] else "")),
+    ReasonCode.H1_COUNT: lambda p: f"{p['full']} of {p['regions']} nonempty layer-1 regions are full",
+    ReasonCode.REGION_NOT_FULL: lambda p: f"{p['signs']}: {_part(p['why'])}",
+    ReasonCode.F_CONSTANT: lambda p: f"g_{p['k']} is constant on R_s (F1)",
+    ReasonCode.F_NO_ZERO: lambda p: f"g_{p['k']} has no zero in R_s (F2; Motzkin y = ({', '.join(map(str, p['y']))}))",
+    ReasonCode.F_PROPORTIONAL: lambda p: f"g_{p['k']} and g_{p['k2']} are proportional on R_s (F3)",
+    ReasonCode.H23_STATS: lambda p: f"{p['full']} full regions, {p['edges']} edges between them, {p['rigid']} rigid",
+    ReasonCode.H23_NO_COMPONENT: lambda p: (f"no component of rigid edges carries all {p['n1']} labels "
+                                            f"(at most {p['best']})"),
+    ReasonCode.H23_COMPONENT: lambda p: f"component 𝒞 of {p['size']} full regions carries every label",
+    ReasonCode.H23_EDGE_SET: lambda p: f"certificate edge set E: {p['edges']} rigid edges",
+    ReasonCode.H4_BY_COUNT: lambda p: (f"bend flats per H_j: {list(p['counts'])}; by Lemma 10.12's count (sorted, "
+                                       f"b_(m) > m), {_NO_COVER_BY_I}"),
+    ReasonCode.H4_NO_COVER: lambda p: (f"bend flats per H_j: {list(p['counts'])}; {p['candidates']} candidate "
+                                       f"hyperplanes; {_NO_COVER_BY_I}"),
+    ReasonCode.H4_COVERED: _h4_covered,
+    ReasonCode.H4_FLAT_COUNTS: lambda p: f"bend flats per H_j: {list(p['counts'])}",
     ReasonCode.THEOREM_W_FAILS: lambda p: (f"{sentence(p['theorem_8_2'])}; Theorem W: {p['failed']} fails "
                                            f"({_part(p['detail'])})"),
     ReasonCode.THEOREM_W_NOT_STARTED: lambda p: "the time budget ran out before it started",
@@ -519,7 +552,7 @@ def _hypothesis_failed(theorem) -> str | None:
         if r.code == ReasonCode.THEOREM_W_FAILS:
             r = _reason(r.params["theorem_8_2"])
         if r.code == ReasonCode.HYPOTHESIS_FAILS:
-            return f"{r.params['hypothesis']}: {r.params['detail']}"
+            return f"{r.params['hypothesis']}: {_part(r.params['detail'])}"
     except (KeyError, TypeError):       # a reason this version cannot read: no fact taken from it
         pass
     return None

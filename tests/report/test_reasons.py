@@ -334,6 +334,48 @@ WORDED = [
     (Reason(ReasonCode.FM_ROW_BUDGET, {"step": 2, "of": 3, "rows": 5000, "budget": 4000}),
      "Fourier–Motzkin step 2 of 3 needs 5000 rows (budget 4000)"),
     (Reason(ReasonCode.REDUCTION_STOPPED), "time budget exhausted: the reduction stopped (every step so far is exact)"),
+    # the hypotheses of Theorem 8.2, in the words the analysis wrote before they were data
+    (Reason(ReasonCode.H0_HOLDS, {"n1": 3}), "3 distinct layer-1 hyperplanes, no zero row A_j, no zero column of V"),
+    (Reason(ReasonCode.H0_FAILS, {"items": [["zero-row", "A", "a", 1, None], ["proportional", "A", "a", 2, 3],
+                                            ["zero-column", "V", "c", 1, None], ["zero-column", "V", "c", 2, None]],
+                                  "more": 2}),
+     "A_1 = 0; (A_2, a_2) and (A_3, a_3) are proportional; V_(:,1) = 0; V_(:,2) = 0 and 2 more"),
+    (Reason(ReasonCode.H0_FAILS, {"items": [["zero-row", "A", "a", 2, None]], "more": 0}), "A_2 = 0"),
+    (Reason(ReasonCode.H1_COUNT, {"full": 0, "regions": 7}), "0 of 7 nonempty layer-1 regions are full"),
+    (Reason(ReasonCode.REGION_NOT_FULL, {"signs": "+-+", "why": Reason(ReasonCode.F_CONSTANT, {"k": 2})}),
+     "+-+: g_2 is constant on R_s (F1)"),
+    (Reason(ReasonCode.F_NO_ZERO, {"k": 1, "y": ["1/2", "0", "3"]}),
+     "g_1 has no zero in R_s (F2; Motzkin y = (1/2, 0, 3))"),
+    (Reason(ReasonCode.F_PROPORTIONAL, {"k": 1, "k2": 3}), "g_1 and g_3 are proportional on R_s (F3)"),
+    (Reason(ReasonCode.H23_STATS, {"full": 4, "edges": 5, "rigid": 2}),
+     "4 full regions, 5 edges between them, 2 rigid"),
+    (Reason(ReasonCode.H23_NO_COMPONENT, {"n1": 3, "best": 2}),
+     "no component of rigid edges carries all 3 labels (at most 2)"),
+    (Reason(ReasonCode.H23_COMPONENT, {"size": 4}), "component 𝒞 of 4 full regions carries every label"),
+    (Reason(ReasonCode.H23_EDGE_SET, {"edges": 3}), "certificate edge set E: 3 rigid edges"),
+    (Reason(ReasonCode.H4_BY_COUNT, {"counts": [2, 3]}),
+     "bend flats per H_j: [2, 3]; by Lemma 10.12's count (sorted, b_(m) > m), no set I of layer-1 neurons has its "
+     "flats covered by |I| other hyperplanes"),
+    (Reason(ReasonCode.H4_NO_COVER, {"counts": [1, 3], "candidates": 6}),
+     "bend flats per H_j: [1, 3]; 6 candidate hyperplanes; no set I of layer-1 neurons has its flats covered by |I| "
+     "other hyperplanes"),
+    (Reason(ReasonCode.H4_COVERED, {"I": [1, 2], "flats": 3, "cover": [[[["0", "1/2"], 1], [["1", "1"], 2]],
+                                                                       [[["-1", "0"], 1]]]}),
+     "I = {1, 2}: the 3 bend flats on H_1, H_2 are covered by 2 hyperplane(s) other than the H_i (a hyperplane "
+     "through the flats (0, 1/2) on H_1, (1, 1) on H_2; a hyperplane through the flat (-1, 0) on H_1)"),
+    (Reason(ReasonCode.H4_FLAT_COUNTS, {"counts": [1, 1]}), "bend flats per H_j: [1, 1]"),
+    # a failed hypothesis as reasons, and as the words a certificate written before them holds: the same line
+    (Reason(ReasonCode.HYPOTHESIS_FAILS, {"hypothesis": "H1", "detail": Reason(ReasonCode.H1_COUNT, {
+        "full": 0, "regions": 7}), "notes": [Reason(ReasonCode.REGION_NOT_FULL, {
+            "signs": "+-", "why": Reason(ReasonCode.F_PROPORTIONAL, {"k": 1, "k2": 2})})]}),
+     "the hypotheses of docs/mathematics.md §8, Theorem 8.2 and Corollary 8.3 fail: H1: 0 of 7 nonempty layer-1 "
+     "regions are full; "
+     "+-: g_1 and g_2 are proportional on R_s (F3)"),
+    (Reason(ReasonCode.HYPOTHESIS_FAILS, {"hypothesis": "H1", "detail": "0 of 7 nonempty layer-1 regions are full",
+                                          "notes": ["+-: g_1 and g_2 are proportional on R_s (F3)"]}),
+     "the hypotheses of docs/mathematics.md §8, Theorem 8.2 and Corollary 8.3 fail: H1: 0 of 7 nonempty layer-1 "
+     "regions are full; "
+     "+-: g_1 and g_2 are proportional on R_s (F3)"),
 ]
 
 

@@ -77,17 +77,13 @@ class Hypothesis:
     """One hypothesis of Theorem 8.2: ``holds`` True/False, or None when the budget ran out first.
 
     ``detail`` is what decided it; ``notes`` add the particulars (the first
-    regions that are not full, the other violations of H0, the bend flats).
+    regions that are not full, the bend flats): reasons, worded by :mod:`reluid.report.reasons`.
     """
 
     name: str
     holds: bool | None
-    detail: str
-    notes: tuple[str, ...] = ()
-
-    @property
-    def text(self) -> str:
-        return "; ".join((self.detail, *self.notes))
+    detail: Reason
+    notes: tuple[Reason, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +139,7 @@ class TwoLayerResult:
         The certificate's edge set E (connected, rigid, every label; change C1).
     flats : tuple of BendFlat
         One bend triple per distinct flat.
-    h4_cover : str or None
+    h4_cover : Reason or None
         A cover of some ∪_{j∈I} 𝒮_j, when H4 fails.
     h4_trees : tuple or None
         When H4 holds but not by the count: one cover tree per set I the count leaves open
@@ -173,7 +169,7 @@ class TwoLayerResult:
     component: tuple = ()
     edges: tuple[Edge, ...] = ()
     flats: tuple[BendFlat, ...] = ()
-    h4_cover: str | None = None
+    h4_cover: Reason | None = None
     h4_trees: tuple | None = None
     candidates: int = 0
     flips1: object = None
@@ -209,11 +205,6 @@ class TwoLayerResult:
             if not h.holds:
                 return h.name
         return None if self.applies else "budget"
-
-    def summary(self) -> str:
-        parts = [f"{h.name} {'holds' if h.holds else 'fails' if h.holds is False else 'undecided'} ({h.text})"
-                 for h in self.hypotheses]
-        return "; ".join(parts)
 
 
 # ---------------------------------------------------------------------------
@@ -291,15 +282,14 @@ class _Analysis:
 
     # ---- H0 --------------------------------------------------------------
     def h0(self) -> Hypothesis:
-        bad = [f"A_{j + 1} = 0" for j in range(self.n1) if not any(self.A[j])]
-        bad += [f"(A_{i + 1}, a_{i + 1}) and (A_{j + 1}, a_{j + 1}) are proportional"
+        bad = [["zero-row", "A", "a", j + 1, None] for j in range(self.n1) if not any(self.A[j])]
+        bad += [["proportional", "A", "a", i + 1, j + 1]
                 for i in range(self.n1) for j in range(i + 1, self.n1) if rank([self.u[i], self.u[j]]) < 2]
-        bad += [f"V_(:,{k + 1}) = 0" for k in range(self.n2) if not any(self.V[o][k] for o in range(self.n3))]
+        bad += [["zero-column", "V", "c", k + 1, None] for k in range(self.n2)
+                if not any(self.V[o][k] for o in range(self.n3))]
         if bad:
-            shown = bad[:4]
-            shown[-1] += f" and {len(bad) - 4} more" if len(bad) > 4 else ""
-            return Hypothesis("H0", False, shown[0], tuple(shown[1:]))
-        return Hypothesis("H0", True, f"{self.n1} distinct layer-1 hyperplanes, no zero row A_j, no zero column of V")
+            return Hypothesis("H0", False, Reason(ReasonCode.H0_FAILS, {"items": bad[:4], "more": max(0, len(bad) - 4)}))
+        return Hypothesis("H0", True, Reason(ReasonCode.H0_HOLDS, {"n1": self.n1}))
 
     # ---- regions ----------------------------------------------------------
     def regions(self):
@@ -332,17 +322,17 @@ class _Analysis:
         gs = self.g(s)
         for k in range(self.n2):
             if not any(gs[k][:-1]):
-                return None, f"g_{k + 1} is constant on R_s (F1)"
+                return None, Reason(ReasonCode.F_CONSTANT, {"k": k + 1})
         B, b = self.rows(s)
         zeros = []
         for k in range(self.n2):
             kind, res = self.strict(B, b, [list(gs[k][:-1])], [gs[k][-1]])
             if kind != "point":
-                return None, f"g_{k + 1} has no zero in R_s (F2; Motzkin y = ({', '.join(map(str, res[0]))}))"
+                return None, Reason(ReasonCode.F_NO_ZERO, {"k": k + 1, "y": [str(v) for v in res[0]]})
             zeros.append(tuple(res))
         for k, k2 in itertools.combinations(range(self.n2), 2):
             if rank([gs[k], gs[k2]]) < 2:
-                return None, f"g_{k + 1} and g_{k2 + 1} are proportional on R_s (F3)"
+                return None, Reason(ReasonCode.F_PROPORTIONAL, {"k": k + 1, "k2": k2 + 1})
         return FullRegion(tuple(s), tuple(point), tuple(zeros)), None
 
     # ---- H2 ∧ H3 ------------------------------------------------------------
@@ -379,10 +369,10 @@ class _Analysis:
         for s, j in rigid:
             labels.setdefault(find(index[s]), set()).add(j)
         good = [r for r, ls in labels.items() if ls == set(range(self.n1))]
-        stats = f"{len(fulls)} full regions, {len(edges)} edges between them, {len(rigid)} rigid"
+        stats = Reason(ReasonCode.H23_STATS, {"full": len(fulls), "edges": len(edges), "rigid": len(rigid)})
         if not good:
             best = max((len(ls) for ls in labels.values()), default=0)
-            return None, (), (stats, f"no component of rigid edges carries all {self.n1} labels (at most {best})")
+            return None, (), (stats, Reason(ReasonCode.H23_NO_COMPONENT, {"n1": self.n1, "best": best}))
         size = {r: sum(1 for s in fulls if find(index[s]) == r) for r in good}
         root = max(good, key=lambda r: (size[r], -r))
         comp = [s for s in fulls if find(index[s]) == root]
@@ -405,8 +395,8 @@ class _Analysis:
                 tree.append((s, j))
                 have.add(j)
         E = tuple(Edge(s, j) for s, j in tree)
-        return tuple(comp), E, (stats, f"component 𝒞 of {len(comp)} full regions carries every label",
-                                f"certificate edge set E: {len(E)} rigid edges")
+        return tuple(comp), E, (stats, Reason(ReasonCode.H23_COMPONENT, {"size": len(comp)}),
+                                Reason(ReasonCode.H23_EDGE_SET, {"edges": len(E)}))
 
     # ---- H4 -----------------------------------------------------------------
     def flats(self, nonempty):
@@ -434,18 +424,16 @@ class _Analysis:
                         found[key] = BendFlat(tuple(s), j, k, tuple(p), key[1:])
         return tuple(found.values())
 
-    def h4(self, flats) -> tuple[Hypothesis, str | None, int]:
+    def h4(self, flats) -> tuple[Hypothesis, Reason | None, int]:
         from reluid.analysis.deep.pinning import count_condition
 
         n1 = self.n1
         counts = [len({f.key for f in flats if f.neuron == j}) for j in range(n1)]
         if count_condition(counts):
-            return (Hypothesis("H4", True, f"bend flats per H_j: {counts}; by Lemma 10.12's count (sorted, "
-                                           "b_(m) > m), no set I of layer-1 neurons has its flats covered by |I| "
-                                           "other hyperplanes"), None, 0)
+            return Hypothesis("H4", True, Reason(ReasonCode.H4_BY_COUNT, {"counts": counts})), None, 0
         return self.h4_search(flats, counts)
 
-    def h4_search(self, flats, counts) -> tuple[Hypothesis, str | None, int]:
+    def h4_search(self, flats, counts) -> tuple[Hypothesis, Reason | None, int]:
         """Lemma 8.6(e)'s cover search over every nonempty I (exponential in n1: the fallback of the count)."""
         n1 = self.n1
         cands = {}
@@ -472,16 +460,14 @@ class _Analysis:
                 U = frozenset(i for i, f in enumerate(flats) if f.neuron in I)
                 cover = _cover(U, [b & U for b in blocks if len(b & U) >= 2], r, [COVER_NODES])
                 if cover is not None:
-                    where = "; ".join(
-                        ("a hyperplane through the flats " if len(c) > 1 else "a hyperplane through the flat ")
-                        + ", ".join(_flat_text(flats[i]) for i in sorted(c)) for c in cover) or "nothing"
-                    text = (f"I = {{{', '.join(str(j + 1) for j in I)}}}: the {len(U)} bend flats on "
-                            f"{', '.join('H_' + str(j + 1) for j in I)} are covered by {len(cover)} hyperplane(s) "
-                            f"other than the H_i ({where})")
-                    return (Hypothesis("H4", False, text, (f"bend flats per H_j: {counts}",)), text, len(cands))
+                    why = Reason(ReasonCode.H4_COVERED, {
+                        "I": [j + 1 for j in I], "flats": len(U),
+                        "cover": [[[[str(v) for v in flats[i].point], flats[i].neuron + 1] for i in sorted(c)]
+                                  for c in cover]})
+                    return (Hypothesis("H4", False, why, (Reason(ReasonCode.H4_FLAT_COUNTS, {"counts": counts}),)),
+                            why, len(cands))
         self.h4_trees = self.cover_trees(flats, cands, blocks)
-        return (Hypothesis("H4", True, f"bend flats per H_j: {counts}; {len(cands)} candidate hyperplanes; no set I "
-                                       "of layer-1 neurons has its flats covered by |I| other hyperplanes"),
+        return (Hypothesis("H4", True, Reason(ReasonCode.H4_NO_COVER, {"counts": counts, "candidates": len(cands)})),
                 None, len(cands))
 
     def cover_trees(self, flats, cands, blocks):
@@ -495,9 +481,6 @@ class _Analysis:
         except Limit:
             return None
 
-
-def _flat_text(f: BendFlat) -> str:
-    return f"({', '.join(str(v) for v in f.point)}) on H_{f.neuron + 1}"
 
 
 def _cover(U, blocks, budget, nodes):
@@ -626,8 +609,9 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
             f, why = an.fullness(s, p)
             (full.append(f) if f is not None else not_full.append((s, why)))
             got.update(full=tuple(full), not_full=tuple(not_full))
-        count = f"{len(full)} of {len(regions)} nonempty layer-1 regions are full"
-        notes = () if full else tuple(f"{signs_text(s)}: {why}" for s, why in not_full[:3])
+        count = Reason(ReasonCode.H1_COUNT, {"full": len(full), "regions": len(regions)})
+        notes = () if full else tuple(Reason(ReasonCode.REGION_NOT_FULL, {"signs": signs_text(s), "why": why})
+                                      for s, why in not_full[:3])
         h1 = Hypothesis("H1", bool(full), count, notes)
         if failed(h1):
             return try_theorem_w(fails(h1)) or _families()

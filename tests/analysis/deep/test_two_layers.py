@@ -35,7 +35,7 @@ def test_the_certified_example():
     assert points(r.flats, 1) == [(1, 0), (F(3, 2), 0), (5, 0)]
     # three distinct flats on each H_j: sorted (3, 3) > (1, 2), so H4 holds by Lemma 10.12's count, with no
     # candidate hyperplane and no cover search (which would search 9 candidates and find no cover)
-    assert r.candidates == 0 and "Lemma 10.12" in next(h.detail for h in r.hypotheses if h.name == "H4")
+    assert r.candidates == 0 and "Lemma 10.12" in sentence(next(h.detail for h in r.hypotheses if h.name == "H4"))
     assert r.family1 == r.family2 == (frozenset(),)
     assert {e.label for e in r.edges} == {0, 1}
 

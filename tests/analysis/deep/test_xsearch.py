@@ -16,6 +16,7 @@ import pytest
 
 from reluid.analysis.deep.two_layers import analyse_two_layers
 from reluid.model.network import Network
+from reluid.report.reasons import sentence
 from reluid.verdicts import Verdict
 from tests.analysis.deep.test_pinning import _he
 
@@ -34,7 +35,7 @@ def _layers(n):
 def test_a_he_network_beyond_the_sign_tree_is_certified_through_the_search():
     r = analyse_two_layers(NET, timeout=60)
     assert r.verdict is Verdict.NO_HIDDEN and r.applies_w and not r.applies_82
-    assert "beyond the size limit" in " ".join(h.detail for h in r.hypotheses) or not r.hypotheses
+    assert "beyond the size limit" in " ".join(sentence(h.detail) for h in r.hypotheses) or not r.hypotheses
     pin = r.pinning
     assert pin.frame.kind == "x" and pin.h4_method == "count" and {k for k, *_ in pin.order} == set(range(16))
     # every region of the certificate carries an exact interior point and a decided visible set
