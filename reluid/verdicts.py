@@ -378,6 +378,16 @@ class WFailure(Name):
     BUDGET = "budget"            # the time or the strict-system budget ran out
 
 
+class H82Phase(Name):
+    """Where the §8 checks of a two-hidden-layer network ran out of time (reluid.analysis.deep.two_layers)."""
+
+    BEND_FLATS = "bend-flats"            # finding the bend flats (``count``: found so far)
+    H4_CANDIDATES = "h4-candidates"      # H4's candidate hyperplanes (``count``: bend flats)
+    H4_BLOCKS = "h4-blocks"              # H4's blocks (``count``: candidate hyperplanes)
+    H4_COVER_SEARCH = "h4-cover-search"  # H4's cover search
+    H4_COVER_TREES = "h4-cover-trees"    # the certificate's cover trees
+
+
 class Frame(Name):
     """The coordinates of a pinning certificate: u = Ax + a when rank A = n1 (Lemma 10.18), else x."""
 
@@ -465,6 +475,7 @@ class ReasonCode(Name):
     H4_NO_COVER = "h4-no-cover"                        # the search found no cover (``counts``, ``candidates``)
     H4_COVERED = "h4-covered"                          # the flats of ``I`` (``flats`` of them) are covered (``cover``)
     H4_FLAT_COUNTS = "h4-flat-counts"                  # bend flats per H_j (``counts``)
+    H82_TIMEOUT = "h82-timeout"                        # the time ran out in ``phase`` (H82Phase), with its ``count``
     W_DEGENERATE_ROWS = "w-degenerate-rows"            # H0 / H0′: zero or proportional rows (``items``)
     W_NEEDS_REGIONS = "w-needs-regions"                # the x frame needs the LP-guided region search (highspy)
     W_COVER = "w-cover"                                # H4 fails: flats per H_j (``counts``), ``exhaustive``

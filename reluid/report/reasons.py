@@ -30,7 +30,7 @@ import math
 from collections.abc import Mapping
 from fractions import Fraction
 
-from reluid.verdicts import AlignMethod, Reason, ReasonCode, StopReason
+from reluid.verdicts import AlignMethod, H82Phase, Reason, ReasonCode, StopReason
 
 __all__ = ["sentence", "sentences", "text", "short", "facts", "note", "certificate_reasons", "THEOREM_8_2"]
 
@@ -109,6 +109,13 @@ def _hypothesis(p) -> str:
 
 
 _NO_COVER_BY_I = "no set I of layer-1 neurons has its flats covered by |I| other hyperplanes"
+
+
+#: where the §8 checks ran out of time (verdicts.H82Phase), ``{n}`` its count
+_H82_PHASE = {H82Phase.BEND_FLATS: "the bend flats ({n} found)",
+              H82Phase.H4_CANDIDATES: "H4's candidate hyperplanes ({n} bend flats)",
+              H82Phase.H4_BLOCKS: "H4's blocks ({n} candidate hyperplanes)",
+              H82Phase.H4_COVER_SEARCH: "H4's cover search", H82Phase.H4_COVER_TREES: "H4's cover trees"}
 
 
 def _h4_covered(p) -> str:
@@ -305,7 +312,7 @@ _WORDS = {
         f"beyond the size limit of Theorem 8.2's enumeration: n1 = {p['n1']} > {p['max_width']} (2^{p['n1']} "
         "layer-1 sign patterns and sets I)"),
     ReasonCode.THEOREM_82_BUDGET: lambda p: (
-        f"beyond the budget of the §8 checks: {p['stopped']}; decided: {', '.join(p['decided']) or 'nothing'}; "
+        f"beyond the budget of the §8 checks: {_part(p['stopped'])}; decided: {', '.join(p['decided']) or 'nothing'}; "
         f"{p['regions']} nonempty layer-1 regions, {p['full']} full, {p['flats']} bend flats found (regions tested "
         f"for fullness: {p['tested']}); of the 2^{p['n1']} = {_pow2(p['n1'])} sign patterns and {_pow2(p['n1']) - 1} "
         "sets I of H4"),
@@ -329,6 +336,7 @@ _WORDS = {
                                        f"hyperplanes; {_NO_COVER_BY_I}"),
     ReasonCode.H4_COVERED: _h4_covered,
     ReasonCode.H4_FLAT_COUNTS: lambda p: f"bend flats per H_j: {list(p['counts'])}",
+    ReasonCode.H82_TIMEOUT: lambda p: f"timeout in {_H82_PHASE[p['phase']].format(n=p['count'])}",
     ReasonCode.THEOREM_W_FAILS: lambda p: (f"{sentence(p['theorem_8_2'])}; Theorem W: {p['failed']} fails "
                                            f"({_part(p['detail'])})"),
     ReasonCode.THEOREM_W_NOT_STARTED: lambda p: "the time budget ran out before it started",

@@ -111,6 +111,17 @@ WORDED = [
                                            "full": 1, "flats": 0, "tested": 2, "n1": 3}),
      "beyond the budget of the §8 checks: more than 3 strict systems; decided: H0; 2 nonempty layer-1 regions, 1 full, "
      "0 bend flats found (regions tested for fullness: 2); of the 2^3 = 8 sign patterns and 7 sets I of H4"),
+    (Reason(ReasonCode.THEOREM_82_BUDGET, {"stopped": Reason(ReasonCode.W_STRICT_BUDGET, {"systems": 4, "limit": 3}),
+                                           "decided": ["H0"], "regions": 2, "full": 1, "flats": 0, "tested": 2, "n1": 3}),
+     "beyond the budget of the §8 checks: more than 3 strict systems; decided: H0; 2 nonempty layer-1 regions, 1 full, "
+     "0 bend flats found (regions tested for fullness: 2); of the 2^3 = 8 sign patterns and 7 sets I of H4"),
+    (Reason(ReasonCode.H82_TIMEOUT, {"phase": "bend-flats", "count": 5}), "timeout in the bend flats (5 found)"),
+    (Reason(ReasonCode.H82_TIMEOUT, {"phase": "h4-candidates", "count": 9}),
+     "timeout in H4's candidate hyperplanes (9 bend flats)"),
+    (Reason(ReasonCode.H82_TIMEOUT, {"phase": "h4-blocks", "count": 2}),
+     "timeout in H4's blocks (2 candidate hyperplanes)"),
+    (Reason(ReasonCode.H82_TIMEOUT, {"phase": "h4-cover-search", "count": None}), "timeout in H4's cover search"),
+    (Reason(ReasonCode.H82_TIMEOUT, {"phase": "h4-cover-trees", "count": None}), "timeout in H4's cover trees"),
     (Reason(ReasonCode.FLIP_SEARCH_UNDECIDED, {"theorem_w": False, "layers": [[2, "timeout"]]}),
      f"H0–H4 hold ({THEOREM_8_2}), but the flip-set search is undecided: layer 2: timeout"),
     (Reason(ReasonCode.FLIP_SEARCH_UNDECIDED, {"theorem_w": True, "layers": [[1, "a"], [2, "b"]]}),

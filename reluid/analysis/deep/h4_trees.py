@@ -63,7 +63,7 @@ def _node(U, r, blocks, neurons, budget, tick, lp):
     if budget[0] < 0:
         raise Limit("the H4 cover trees pass their node limit")
     if tick is not None:
-        tick("H4's cover trees")
+        tick()
     leaf = _bound(U, r, [b & U for b in blocks if len(b & U) >= 2], neurons, lp)
     if leaf is not None:
         return leaf

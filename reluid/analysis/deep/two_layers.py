@@ -56,7 +56,7 @@ from reluid.analysis.deep.strict import StrictBudget, nullspace, rank, rref, sol
 from reluid.budget import MIN_SECONDS, SHARES
 from reluid.errors import InvalidArgument
 from reluid.model.network import Layer, Network
-from reluid.verdicts import Outcome, Reason, ReasonCode, Verdict, WFailure
+from reluid.verdicts import H82Phase, Outcome, Reason, ReasonCode, Verdict, WFailure
 
 __all__ = ["Hypothesis", "FullRegion", "Edge", "BendFlat", "TwoLayerResult", "analyse_two_layers", "flipped",
            "signs_text", "HYPOTHESES"]
@@ -231,7 +231,11 @@ def flipped(net: Network, F1, F2) -> Network:
 # ---------------------------------------------------------------------------
 
 class _Budget(Exception):
-    pass
+    """The §8 checks stopped: ``why`` is the Reason (H82_TIMEOUT, W_STRICT_BUDGET or FM_ROW_BUDGET)."""
+
+    def __init__(self, why: Reason):
+        super().__init__(why)
+        self.why = why
 
 
 class _Analysis:
@@ -247,21 +251,21 @@ class _Analysis:
         self.systems = 0
         self.h4_trees = None
 
-    def tick(self, what: str) -> None:
+    def tick(self, phase: H82Phase, count: int | None = None) -> None:
         """Raise :class:`_Budget` once the deadline has passed (the H4 loops grow with the bend flats)."""
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise _Budget(f"timeout in {what}")
+            raise _Budget(Reason(ReasonCode.H82_TIMEOUT, {"phase": phase, "count": count}))
 
     def strict(self, B, b, C=(), c=()):
         self.systems += 1
         if self.systems > self.max_systems:
-            raise _Budget(f"more than {self.max_systems} strict systems")
+            raise _Budget(Reason(ReasonCode.W_STRICT_BUDGET, {"systems": self.systems, "limit": self.max_systems}))
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise _Budget(f"timeout after {self.systems} strict systems")
+            raise _Budget(Reason(ReasonCode.W_STRICT_BUDGET, {"systems": self.systems, "limit": None}))
         try:
             return solve_strict(B, b, C, c, n=self.n0, max_rows=self.max_rows)
         except StrictBudget as e:
-            raise _Budget(str(e)) from None
+            raise _Budget(Reason(ReasonCode.FM_ROW_BUDGET, e.params)) from None
 
     def g(self, s) -> list[tuple[Fraction, ...]]:
         """g^s_k = Σ_{j: s_j = +} W_kj u_j + w_k as vectors (gradient..., constant)."""
@@ -402,7 +406,7 @@ class _Analysis:
     def flats(self, nonempty):
         found: dict[tuple, BendFlat] = {}
         for s in nonempty:
-            self.tick(f"the bend flats ({len(found)} found)")
+            self.tick(H82Phase.BEND_FLATS, len(found))
             gs = None
             for j in range(self.n1):
                 if s[j] < 0 or s[:j] + (-1,) + s[j + 1:] not in nonempty:
@@ -440,7 +444,7 @@ class _Analysis:
         for f1, f2 in itertools.combinations(flats, 2):
             if f1.neuron == f2.neuron:
                 continue
-            self.tick(f"H4's candidate hyperplanes ({len(flats)} bend flats)")
+            self.tick(H82Phase.H4_CANDIDATES, len(flats))
             rows = [list(r) for r in f1.key] + [list(r) for r in f2.key]
             if rank(rows) != 3:
                 continue
@@ -452,11 +456,11 @@ class _Analysis:
             cands[tuple(x / lead for x in ell)] = None
         blocks = []
         for ell in cands:
-            self.tick(f"H4's blocks ({len(cands)} candidate hyperplanes)")
+            self.tick(H82Phase.H4_BLOCKS, len(cands))
             blocks.append(frozenset(i for i, f in enumerate(flats) if rank([list(r) for r in f.key] + [list(ell)]) == 2))
         for r in range(1, n1 + 1):
             for I in itertools.combinations(range(n1), r):
-                self.tick("H4's cover search")
+                self.tick(H82Phase.H4_COVER_SEARCH)
                 U = frozenset(i for i, f in enumerate(flats) if f.neuron in I)
                 cover = _cover(U, [b & U for b in blocks if len(b & U) >= 2], r, [COVER_NODES])
                 if cover is not None:
@@ -477,7 +481,8 @@ class _Analysis:
 
         own = [b for ell, b in zip(cands, blocks) if not any(rank([list(ell), list(u)]) == 1 for u in self.u)]
         try:
-            return cover_trees([f.neuron for f in flats], own, self.n1, max_nodes=COVER_NODES, tick=self.tick)
+            return cover_trees([f.neuron for f in flats], own, self.n1, max_nodes=COVER_NODES,
+                               tick=lambda: self.tick(H82Phase.H4_COVER_TREES))
         except Limit:
             return None
 
@@ -626,7 +631,7 @@ def analyse_two_layers(net: Network, *, timeout: float | None = 60.0, max_system
         hyps.append(h4)
     except _Budget as e:
         return try_theorem_w(Reason(ReasonCode.THEOREM_82_BUDGET, {
-            "stopped": str(e), "decided": [h.name for h in hyps], "regions": len(got.get("regions", ())),
+            "stopped": e.why, "decided": [h.name for h in hyps], "regions": len(got.get("regions", ())),
             "full": len(got.get("full", ())), "flats": len(got.get("flats", ())),
             "tested": len(got.get("full", ())) + len(got.get("not_full", ())), "n1": n1})) or _families()
     if not all(h.holds for h in hyps):

@@ -113,6 +113,8 @@ def test_budget_gives_unknown_with_the_size_left():
     # n1 > n0: Theorem W's x frame needs strict systems too, and the budget stops both
     x = analyse_two_layers(X_FRAME, max_systems=3)
     assert "beyond the budget" in sentence(x.reason) and "3 strict systems" in sentence(x.reason)
+    stopped = x.reason.params["theorem_8_2"]["params"]["stopped"]        # what stopped §8, as data
+    assert stopped == Reason(ReasonCode.W_STRICT_BUDGET, {"systems": 4, "limit": 3}).to_dict()
     # the sign tree stopped before any region: the LP-guided search of the x frame is the only source of regions
     assert x.pinning is not None and (x.pinning.failed is not WFailure.REGIONS if available() else x.pinning.failed is WFailure.REGIONS)
     from reluid.analysis.deep.pinning import analyse_pinning
