@@ -11,6 +11,7 @@ from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.deep.strict import rank, solve_strict
 from reluid.analysis.deep.two_layers import analyse_two_layers, flipped
 from reluid.model.network import Network
+from reluid.report.reasons import hypotheses_text
 
 Q = Fraction
 
@@ -168,7 +169,7 @@ def check(max_n, timeout):
     c.exact(f"LRA on T (the closures of the activation regions adjacent to these points): the {len(T)} "
             "regions of T carry pairwise different affine maps", len(set(T.values())) == len(T) and bool(T))
     r = analyse_two_layers(net)
-    c.exact(f"docs/mathematics.md §8, H0–H4 hold ({r.summary()})", r.applies)
+    c.exact(f"docs/mathematics.md §8, H0–H4 hold ({hypotheses_text(r.hypotheses)})", r.applies)
     witness = flipped(net, (), (0, 1, 2))
     same, x = same_function(net, witness)
     c.exact(f"θ′ = θ^(∅,{{1,2,3}}) (layer-2 rows negated, c′ = c + Σ_k V_k w_k = {witness.layers[2].bias[0]}) "

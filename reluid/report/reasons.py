@@ -32,7 +32,7 @@ from fractions import Fraction
 
 from reluid.verdicts import AlignMethod, H82Phase, Reason, ReasonCode, StopReason
 
-__all__ = ["sentence", "sentences", "text", "short", "facts", "note", "certificate_reasons", "THEOREM_8_2"]
+__all__ = ["sentence", "sentences", "text", "short", "facts", "note", "certificate_reasons", "THEOREM_8_2", "hypotheses_text"]
 
 #: what Theorem 8.2 rests on, as the two-hidden-layer reasons cite it
 THEOREM_8_2 = "docs/mathematics.md §8, Theorem 8.2 and Corollary 8.3"
@@ -116,6 +116,13 @@ _H82_PHASE = {H82Phase.BEND_FLATS: "the bend flats ({n} found)",
               H82Phase.H4_CANDIDATES: "H4's candidate hyperplanes ({n} bend flats)",
               H82Phase.H4_BLOCKS: "H4's blocks ({n} candidate hyperplanes)",
               H82Phase.H4_COVER_SEARCH: "H4's cover search", H82Phase.H4_COVER_TREES: "H4's cover trees"}
+
+
+def hypotheses_text(hypotheses) -> str:
+    """Theorem 8.2's hypotheses (:class:`reluid.analysis.deep.two_layers.Hypothesis`), each with what decided it."""
+    def state(h):
+        return "holds" if h.holds else "fails" if h.holds is False else "undecided"
+    return "; ".join(f"{h.name} {state(h)} ({'; '.join(map(_part, (h.detail, *h.notes)))})" for h in hypotheses)
 
 
 def _h4_covered(p) -> str:
