@@ -243,6 +243,16 @@ def test_malformed_trees():
     assert e.value.reason == "cover must be a list"
 
 
+def test_an_index_equal_to_a_flat_but_no_integer_is_rejected():
+    # True == 1 and 0.0 == 0 are members of the uncovered set U, so only the type test rejects them
+    for bad in (True, 0.0):
+        rejects(forged(BRANCHING, 0, split=bad, children=[{"y": 1}]),
+                f"the cover tree for I = {{1, 2}}, at its root: split = {bad!r} (0-based) is not one of the uncovered "
+                "flats [1, 2, 3, 4] (1-based)")
+        rejects(forged(PACKED, 0, y=[[bad, 1], [3, 1]]), f"the cover tree for I = {{1, 2}}, at its root: the packing "
+                                                         f"names {bad!r}, not an uncovered flat (0-based) or named twice")
+
+
 def test_no_trees_where_the_count_holds():
     msg, _ = verify(with_trees([], EVIDENCE), CERTIFIED)
     assert "H4 by Lemma 10.12's count" in msg
