@@ -63,6 +63,18 @@ def test_example_12_38_clash_points_meet_cp():
                 assert f.contains_closure(x)
 
 
+def test_example_12_38_edge_flats_alone_meet_cp_l():
+    # Definition 12.23(a) flats only (no level-1 flats, whose active parts depend on the layer-3 pattern): 132
+    # lines, 78 clash points, and the same X_i°, c_i, m_i as with all 146 flats, so (CP-L) holds from them alone.
+    # Monotone (more flats only add clash points): a certificate may carry edge flats only.
+    net = _example([[5, 1, 10], [-6, -1, -8]])
+    flats = dedupe(edge_flats(net))
+    X = clash_points(flats)
+    assert len(flats) == 132 and len(X) == 82 - 4
+    assert all(on_H(net, x) for x in X)
+    assert cp_l(net, X) == (True, [(12, 3, 3), (27, 7, 3), (15, 4, 3)])
+
+
 def test_negative_control_competitor_moves_h1_and_cp_fails():
     W2 = [[0, 1, 10], [0, -1, -8]]           # layer-1 neuron 1 feeds nothing
     net = _example(W2)
