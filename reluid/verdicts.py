@@ -461,7 +461,6 @@ class ReasonCode(Name):
     THEOREM_W_FAILS = "theorem-w-fails"                # and Theorem W does not apply either (``failed``: WFailure)
     # what decided each hypothesis of Theorem 8.2 (the ``detail`` and ``notes`` of a Hypothesis)
     H0_HOLDS = "h0-holds"                              # ``n1`` distinct layer-1 hyperplanes, no zero row or column
-    H0_FAILS = "h0-fails"                              # H0's first violations (``items`` as W_DEGENERATE_ROWS, ``more``)
     H1_COUNT = "h1-count"                              # ``full`` of ``regions`` nonempty layer-1 regions are full
     REGION_NOT_FULL = "region-not-full"                # region ``signs`` is not full: ``why`` (F_CONSTANT …)
     F_CONSTANT = "f-constant"                          # g_k is constant on R_s (F1)
@@ -476,7 +475,7 @@ class ReasonCode(Name):
     H4_COVERED = "h4-covered"                          # the flats of ``I`` (``flats`` of them) are covered (``cover``)
     H4_FLAT_COUNTS = "h4-flat-counts"                  # bend flats per H_j (``counts``)
     H82_TIMEOUT = "h82-timeout"                        # the time ran out in ``phase`` (H82Phase), with its ``count``
-    W_DEGENERATE_ROWS = "w-degenerate-rows"            # H0 / H0′: zero or proportional rows (``items``)
+    W_DEGENERATE_ROWS = "w-degenerate-rows"            # H0 / H0′: zero or proportional rows (``items``, ``more``)
     W_NEEDS_REGIONS = "w-needs-regions"                # the x frame needs the LP-guided region search (highspy)
     W_COVER = "w-cover"                                # H4 fails: flats per H_j (``counts``), ``exhaustive``
     W_UNPINNED = "w-unpinned"                          # ``pinned`` of ``n2`` layer-2 neurons pinned

@@ -32,7 +32,8 @@ from fractions import Fraction
 
 from reluid.verdicts import AlignMethod, H82Phase, Reason, ReasonCode, StopReason
 
-__all__ = ["sentence", "sentences", "text", "short", "facts", "note", "certificate_reasons", "THEOREM_8_2", "hypotheses_text"]
+__all__ = ["sentence", "sentences", "text", "short", "facts", "note", "certificate_reasons", "hypotheses_text",
+           "THEOREM_8_2"]
 
 #: what Theorem 8.2 rests on, as the two-hidden-layer reasons cite it
 THEOREM_8_2 = "docs/mathematics.md §8, Theorem 8.2 and Corollary 8.3"
@@ -122,7 +123,12 @@ def hypotheses_text(hypotheses) -> str:
     """Theorem 8.2's hypotheses (:class:`reluid.analysis.deep.two_layers.Hypothesis`), each with what decided it."""
     def state(h):
         return "holds" if h.holds else "fails" if h.holds is False else "undecided"
-    return "; ".join(f"{h.name} {state(h)} ({'; '.join(map(_part, (h.detail, *h.notes)))})" for h in hypotheses)
+    return "; ".join(f"{h.name} {state(h)} ({_hypothesis({'detail': h.detail, 'notes': h.notes})})"
+                     for h in hypotheses)
+
+
+def _per_h(p) -> str:
+    return f"bend flats per H_j: {list(p['counts'])}"
 
 
 def _h4_covered(p) -> str:
@@ -325,8 +331,6 @@ _WORDS = {
         "sets I of H4"),
     ReasonCode.HYPOTHESIS_FAILS: lambda p: f"the hypotheses of {THEOREM_8_2} fail: {p['hypothesis']}: {_hypothesis(p)}",
     ReasonCode.H0_HOLDS: lambda p: f"{p['n1']} distinct layer-1 hyperplanes, no zero row A_j, no zero column of V",
-    ReasonCode.H0_FAILS: lambda p: ("; ".join(map(_degenerate, p["items"]))
-                                    + (f" and {p['more']} more" if p["more"] else "")),
     ReasonCode.H1_COUNT: lambda p: f"{p['full']} of {p['regions']} nonempty layer-1 regions are full",
     ReasonCode.REGION_NOT_FULL: lambda p: f"{p['signs']}: {_part(p['why'])}",
     ReasonCode.F_CONSTANT: lambda p: f"g_{p['k']} is constant on R_s (F1)",
@@ -337,21 +341,20 @@ _WORDS = {
                                             f"(at most {p['best']})"),
     ReasonCode.H23_COMPONENT: lambda p: f"component 𝒞 of {p['size']} full regions carries every label",
     ReasonCode.H23_EDGE_SET: lambda p: f"certificate edge set E: {p['edges']} rigid edges",
-    ReasonCode.H4_BY_COUNT: lambda p: (f"bend flats per H_j: {list(p['counts'])}; by Lemma 10.12's count (sorted, "
-                                       f"b_(m) > m), {_NO_COVER_BY_I}"),
-    ReasonCode.H4_NO_COVER: lambda p: (f"bend flats per H_j: {list(p['counts'])}; {p['candidates']} candidate "
-                                       f"hyperplanes; {_NO_COVER_BY_I}"),
+    ReasonCode.H4_BY_COUNT: lambda p: f"{_per_h(p)}; by Lemma 10.12's count (sorted, b_(m) > m), {_NO_COVER_BY_I}",
+    ReasonCode.H4_NO_COVER: lambda p: f"{_per_h(p)}; {p['candidates']} candidate hyperplanes; {_NO_COVER_BY_I}",
     ReasonCode.H4_COVERED: _h4_covered,
-    ReasonCode.H4_FLAT_COUNTS: lambda p: f"bend flats per H_j: {list(p['counts'])}",
+    ReasonCode.H4_FLAT_COUNTS: _per_h,
     ReasonCode.H82_TIMEOUT: lambda p: f"timeout in {_H82_PHASE[p['phase']].format(n=p['count'])}",
     ReasonCode.THEOREM_W_FAILS: lambda p: (f"{sentence(p['theorem_8_2'])}; Theorem W: {p['failed']} fails "
                                            f"({_part(p['detail'])})"),
     ReasonCode.THEOREM_W_NOT_STARTED: lambda p: "the time budget ran out before it started",
-    ReasonCode.W_DEGENERATE_ROWS: lambda p: "; ".join(map(_degenerate, p["items"])),
+    ReasonCode.W_DEGENERATE_ROWS: lambda p: ("; ".join(map(_degenerate, p["items"]))
+                                             + (f" and {p['more']} more" if p.get("more") else "")),
     ReasonCode.W_NEEDS_REGIONS: lambda p: (
         f"the x frame (rank A < n1 = {p['n1']}) needs layer-1 regions with exact witnesses: §8's sign tree stops at "
         "n1 = 14 and the LP-guided search needs highspy (the optional extra 'lp': pip install 'reluid[lp]')"),
-    ReasonCode.W_COVER: lambda p: (f"bend flats per H_j: {list(p['counts'])}; "
+    ReasonCode.W_COVER: lambda p: (f"{_per_h(p)}; "
                                    + ("a cover exists" if p["exhaustive"] else "the count condition fails")),
     ReasonCode.W_UNPINNED: lambda p: f"{p['pinned']} of {p['n2']} layer-2 neurons pinned",
     ReasonCode.FM_ROW_BUDGET: lambda p: (f"Fourier–Motzkin step {p['step']} of {p['of']} needs {p['rows']} rows "

@@ -292,7 +292,8 @@ class _Analysis:
         bad += [["zero-column", "V", "c", k + 1, None] for k in range(self.n2)
                 if not any(self.V[o][k] for o in range(self.n3))]
         if bad:
-            return Hypothesis("H0", False, Reason(ReasonCode.H0_FAILS, {"items": bad[:4], "more": max(0, len(bad) - 4)}))
+            return Hypothesis("H0", False, Reason(ReasonCode.W_DEGENERATE_ROWS,
+                                                  {"items": bad[:4], "more": max(0, len(bad) - 4)}))
         return Hypothesis("H0", True, Reason(ReasonCode.H0_HOLDS, {"n1": self.n1}))
 
     # ---- regions ----------------------------------------------------------
