@@ -49,6 +49,8 @@ SHARES = {
     # ... then the two-hidden-layer certificate of docs/mathematics.md §8 and §10 (the verdict rests on it; the
     # functional dimension after it is information only) ...
     "two hidden layers": 0.8,
+    # ... or, at three hidden layers, the certificate of docs/mathematics.md §12.11 (clash points, Corollary 12.15)
+    "three hidden layers": 0.8,
     # ... within which Theorem 8.2's enumeration takes at most this share, leaving the rest to Theorem W ...
     "theorem 8.2": 0.5,
     # ... and of what Theorem W has, its first try (the sign tree's regions) this share when the LP-guided

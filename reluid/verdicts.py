@@ -388,6 +388,17 @@ class H82Phase(Name):
     H4_COVER_TREES = "h4-cover-trees"    # the certificate's cover trees
 
 
+class D3Step(Name):
+    """The hypothesis of Corollary 12.15 a three-hidden-layer network was not shown to meet
+    (reluid.analysis.deep.three_layers)."""
+
+    H0_T0 = "h0-t0"                  # H0₁ (distinct layer-1 hyperplanes) or T0 (no zero column of V)
+    FULL_REGIONS = "full-regions"    # no full layer-1 region (Definition 12.13, by Lemma 10.12(c))
+    RIGID_EDGES = "rigid-edges"      # no connected set of rigid layer-1 edges carrying every label (Theorem 12.14)
+    PINNING = "pinning"              # no depth-3 pinning certificate found (Definition 12.10)
+    CLASH_POINTS = "clash-points"    # the clash points of Theorem 12.37 (where the time may run out)
+
+
 class Frame(Name):
     """The coordinates of a pinning certificate: u = Ax + a when rank A = n1 (Lemma 10.18), else x."""
 
@@ -410,6 +421,7 @@ class ReasonCode(Name):
     NO_DEEP_MECHANISM = "no-deep-mechanism"            # no mechanism certified (docs/mathematics.md §6.2)
     UNDECIDED_QUESTIONS = "undecided-questions"        # the premise questions left open
     TWO_HIDDEN_LAYERS = "two-hidden-layers"            # the §8 / Theorem W analysis did not decide
+    THREE_HIDDEN_LAYERS = "three-hidden-layers"        # the §12 analysis did not decide (``theorem``)
     FUNDIM = "fundim-result"                           # what the functional dimension came to
     LOCALLY_IDENTIFIABLE = "locally-identifiable"      # Theorem A1 holds, which is not a verdict
     DIM_FUN_IS_U = "dim-fun-is-u"                      # dim_fun = U, which is not a verdict
@@ -459,6 +471,13 @@ class ReasonCode(Name):
     THEOREM_W_NOT_STARTED = "theorem-w-not-started"     # no time was left to start Theorem W
     HYPOTHESIS_FAILS = "hypothesis-fails"              # one of H0–H4 fails
     THEOREM_W_FAILS = "theorem-w-fails"                # and Theorem W does not apply either (``failed``: WFailure)
+    # why the three-hidden-layer analysis did not decide (reluid.analysis.deep.three_layers)
+    D3_WIDE = "d3-wide"                                # n2 >= n0: no clash points exist (Remark 12.40; ``n0``, ``n2``)
+    D3_CLASH_INPUT = "d3-clash-input"                  # clash points are enumerated for n0 = 3 only (``n0``)
+    D3_NO_CP = "d3-no-cp"                              # (CP-L) fails on the ``points`` clash points (``m``)
+    D3_HYPOTHESIS = "d3-hypothesis"                    # Corollary 12.15's ``step`` (D3Step) is not shown
+    D3_FLIPS = "d3-flips"                              # a layer's flip family is not shown trivial (``layers``)
+    D3_TIMEOUT = "d3-timeout"                          # the time ran out in ``step`` (D3Step)
     # what decided each hypothesis of Theorem 8.2 (the ``detail`` and ``notes`` of a Hypothesis)
     H0_HOLDS = "h0-holds"                              # ``n1`` distinct layer-1 hyperplanes, no zero row or column
     H1_COUNT = "h1-count"                              # ``full`` of ``regions`` nonempty layer-1 regions are full

@@ -375,15 +375,44 @@ def _two_layer_claims(theorem, role: str) -> list[Claim]:
 
 def _layer_flip_claims(theorem, role: str) -> list[Claim]:
     claims = []
-    for layer, r in ((1, theorem.flips1), (2, theorem.flips2)):
+    for layer, r in enumerate(theorem.layer_flips, start=1):
         if r is not None and r.outcome is Outcome.NONE:
             claims.append(Claim(
                 id=f"no-flip-layer-{layer}", kind=ClaimKind.DEEP_LAYER_NO_FLIP_SET,
                 statement=(f"hidden layer {layer} has no flip set: Σ_(i∈F) W^{layer + 1}[:, i] W^{layer}[i, :] ≠ 0 "
                            f"for every nonempty F (𝔉{layer} = {{∅}})"),
-                reference="docs/mathematics.md §3 (certificates for 'no flip set'), §8.1 (the layer flip families)",
+                reference=(f"docs/mathematics.md §3 (certificates for 'no flip set'), "
+                           f"{'§8.1' if len(theorem.layer_flips) == 2 else '§12.2'} (the layer flip families)"),
                 evidence={"layer": layer, "evidence": r.evidence}, role=role))
     return claims
+
+
+REF_THREE_LAYERS = ("docs/mathematics.md §12.11 (Theorem 12.37 by clash points, Corollary 12.15; docs/certificates.md, "
+                    "three hidden layers)")
+
+
+def _three_layer_certificate(decision, embedded, producer) -> Certificate:
+    """``no-hidden-symmetries`` at three hidden layers: Corollary 12.15's hypotheses, (CP-L), 𝔉1 = 𝔉2 = 𝔉3 = {∅}."""
+    net, theorem = decision.network, decision.theorem
+    hyp, clash = theorem.hypotheses, theorem.clash
+    role = ClaimRole.VERDICT
+    claims = [
+        Claim(id="three-layer-clash", kind=ClaimKind.DEEP_THREE_LAYER_CLASH,
+              statement=(f"θ has {len(clash['points'])} clash points of edge bend flats (Definition 12.34, n2 < n0) with "
+                         f"m_i = {list(theorem.cp_l)}, so (CP-L) and hence (CP) hold: every real θ′ with the same "
+                         "function is layer-1 matched (Theorem 12.37)"),
+              reference=REF_THREE_LAYERS, evidence=clash, role=role),
+        Claim(id="three-layer-hypotheses", kind=ClaimKind.DEEP_THREE_LAYER_HYPOTHESES,
+              statement=(f"θ satisfies the hypotheses of Corollary 12.15: H0₁, T0, {len(hyp['regions'])} full layer-1 "
+                         f"regions joined by {len(hyp['edges'])} rigid edges carrying every label, walls, and a depth-3 "
+                         f"pinning certificate of all {net.architecture[3]} layer-3 neurons over {len(hyp['cells'])} "
+                         "cells"),
+              reference=REF_THREE_LAYERS, evidence=hyp, role=role)]
+    claims += _layer_flip_claims(theorem, role)
+    info = _deep_information_claims(decision.report, decision.fundim)
+    return Certificate(verdict=Verdict.NO_HIDDEN, network_sha256=net.sha256(), architecture=net.architecture,
+                       claims=tuple(claims + info), network=embedded, producer={**producer, "theorem": REF_THREE_LAYERS},
+                       assumption=net.assumption)
 
 
 def _two_layer_certificate(decision, embedded, producer) -> Certificate:
@@ -436,6 +465,8 @@ def certificate_from_deep_decision(decision, *, embed: bool | None = None) -> Ce
     embedded = net if _embed(net, embed) else None
     theorem = getattr(decision, "theorem", None)
     if theorem is not None and decision.verdict is not Verdict.UNKNOWN and decision.mechanism is None:
+        if len(net.hidden_widths) == 3:
+            return _three_layer_certificate(decision, embedded, producer)
         return _two_layer_certificate(decision, embedded, producer)
     info = _deep_information_claims(report, decision.fundim)
     if decision.verdict is not Verdict.HIDDEN:

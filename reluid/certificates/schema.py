@@ -92,6 +92,8 @@ class ClaimKind(enum.StrEnum):
     DEEP_LAYER_NO_FLIP_SET = "deep-layer-no-flip-set"
     REDUCED_NO_HIDDEN = "reduced-no-hidden-symmetries"
     DEEP_TWO_LAYER_PINNING = "deep-two-layer-pinning"
+    DEEP_THREE_LAYER_HYPOTHESES = "deep-three-layer-hypotheses"
+    DEEP_THREE_LAYER_CLASH = "deep-three-layer-clash"
 
 
 class ClaimRole(Name):

@@ -27,10 +27,12 @@ deep, ``hidden-symmetry``
     Farkas-tree certificate that the checker verifies); θ′ lies outside the
     orbit of θ.  Agreement at listed inputs is a sanity check only.
 deep, ``no-hidden-symmetries``
-    two hidden layers and input dimension >= 2 only: a verified certificate of the hypotheses
-    H0–H4 of docs/mathematics.md §8 and verified certificates that neither hidden layer has a
-    flip set (𝔉1 = 𝔉2 = {∅}); then Theorem 8.2 and Corollary 8.3 give fibre = orbit.  Rejected
-    for every other deep network (no theorem covers it).
+    two hidden layers and input dimension >= 2: a verified certificate of the hypotheses
+    H0–H4 of docs/mathematics.md §8 (or of Theorem W) and verified certificates that neither hidden
+    layer has a flip set (𝔉1 = 𝔉2 = {∅}); then Theorem 8.2 and Corollary 8.3 give fibre = orbit.
+    Three hidden layers with n2 < n0 (and n0 >= 2): verified certificates of Corollary 12.15's hypotheses
+    and of Theorem 12.37's clash points, and that no hidden layer has a flip set (𝔉1 = 𝔉2 = 𝔉3 = {∅}); then
+    Theorem 12.37 gives fibre = orbit.  Rejected for every other deep network (no theorem covers it).
 ``unknown``
     nothing to derive.
 
@@ -54,6 +56,7 @@ from reluid.checker import reduction as _reduction  # noqa: F401  (registers its
 from reluid.checker import shallow as _shallow
 from reluid.checker import two_layers as _two_layers  # noqa: F401  (registers its verifiers)
 from reluid.checker import pinning as _pinning  # noqa: F401  (registers its verifier)
+from reluid.checker import three_layers as _three_layers  # noqa: F401  (registers its verifiers)
 from reluid.checker.registry import VERIFIERS, WORK_LIMIT, Budget, Context, WorkLimit
 from reluid.checker.search import SEARCHED
 from reluid.errors import CheckFailed, ReluidError
@@ -192,12 +195,32 @@ def _shallow_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
     return "no verdict is claimed (unknown): nothing to derive"
 
 
+def _no_flip_sets(ledger: _Ledger, layers) -> None:
+    """The rule uses, for each hidden layer l, a verified certificate that 𝔉_l = {∅}."""
+    for layer in layers:
+        found = [c for c in ledger.verified(ClaimKind.DEEP_LAYER_NO_FLIP_SET) if c.evidence.get("layer") == layer]
+        if not found:
+            raise _Rejected(f"the rule needs a certificate that hidden layer {layer} has no flip set "
+                            f"(𝔉{layer} = {{∅}}), and the certificate gives none that verifies")
+        ledger.use(found[0])
+
+
+def _three_layer_rule(net: Network, ledger: _Ledger) -> str:
+    """docs/mathematics.md §12: Corollary 12.15's hypotheses, (CP) of Theorem 12.37 and 𝔉1 = 𝔉2 = 𝔉3 = {∅}."""
+    _needs(ledger, {ClaimKind.DEEP_THREE_LAYER_HYPOTHESES}, "certificate of the hypotheses of Corollary 12.15")
+    _needs(ledger, {ClaimKind.DEEP_THREE_LAYER_CLASH}, "certificate of (CP) of Theorem 12.37 (clash points)")
+    _no_flip_sets(ledger, (1, 2, 3))
+    return ("three hidden layers: (CP) of Theorem 12.37 by clash points (verified), so every competitor is layer-1 "
+            "matched; the hypotheses of Corollary 12.15 (verified); and 𝔉1 = 𝔉2 = 𝔉3 = {∅} (verified); so by "
+            "docs/mathematics.md Theorem 12.37 the fibre of θ is its orbit under permutations and positive scalings")
+
+
 def _two_layer_rule(net: Network, ledger: _Ledger) -> str:
     """docs/mathematics.md §8, Theorem 8.2 and Corollary 8.3: H0–H4 and 𝔉1 = 𝔉2 = {∅} give fibre = orbit."""
     if len(net.hidden_widths) != 2 or net.input_dim < 2:
         raise _Rejected(f"no theorem lets the checker derive the absence of hidden symmetries for the deep "
-                        f"architecture {net.architecture} (docs/mathematics.md §8 covers two hidden layers with "
-                        "input dimension >= 2)")
+                        f"architecture {net.architecture} (docs/mathematics.md §8 covers two hidden "
+                        "layers with input dimension >= 2, §12 three with n2 < n0)")
     if ledger.verified(ClaimKind.DEEP_TWO_LAYER_PINNING):          # Theorem W
         _needs(ledger, {ClaimKind.DEEP_TWO_LAYER_PINNING}, "certificate of the hypotheses of Theorem W")
         theorem = "Theorem W (H0, H0′, H4 and a pinning certificate, verified)"
@@ -206,12 +229,7 @@ def _two_layer_rule(net: Network, ledger: _Ledger) -> str:
                "docs/mathematics.md §8")
         theorem = ("H0–H4 (verified: full regions, a connected set of rigid edges carrying every label, bend flats "
                    "with no cover by |I| other hyperplanes for any I)")
-    for layer in (1, 2):
-        found = [c for c in ledger.verified(ClaimKind.DEEP_LAYER_NO_FLIP_SET) if c.evidence.get("layer") == layer]
-        if not found:
-            raise _Rejected(f"the rule needs a certificate that hidden layer {layer} has no flip set "
-                            f"(𝔉{layer} = {{∅}}), and the certificate gives none that verifies")
-        ledger.use(found[0])
+    _no_flip_sets(ledger, (1, 2))
     return (f"two hidden layers, n0 >= 2: {theorem} and 𝔉1 = 𝔉2 = {{∅}} (verified), so by docs/mathematics.md "
             "(Theorem 8.2 and Corollary 8.3, or Theorem W) the fibre of θ is its orbit under permutations and "
             "positive scalings")
@@ -219,7 +237,8 @@ def _two_layer_rule(net: Network, ledger: _Ledger) -> str:
 
 def _deep_rule(cert: Certificate, net: Network, ledger: _Ledger) -> str:
     if cert.verdict is Verdict.NO_HIDDEN:
-        return _two_layer_rule(net, ledger)
+        three = len(net.hidden_widths) == 3 and 2 <= net.input_dim and net.hidden_widths[1] < net.input_dim
+        return (_three_layer_rule if three else _two_layer_rule)(net, ledger)
     if cert.verdict is Verdict.UNKNOWN:
         return "no verdict is claimed (unknown): nothing to derive"
     if cert.witness is None:

@@ -30,7 +30,7 @@ import math
 from collections.abc import Mapping
 from fractions import Fraction
 
-from reluid.verdicts import AlignMethod, H82Phase, Reason, ReasonCode, StopReason
+from reluid.verdicts import AlignMethod, D3Step, H82Phase, Reason, ReasonCode, StopReason
 
 __all__ = ["sentence", "sentences", "text", "short", "facts", "note", "certificate_reasons", "hypotheses_text",
            "THEOREM_8_2"]
@@ -113,6 +113,16 @@ _NO_COVER_BY_I = "no set I of layer-1 neurons has its flats covered by |I| other
 
 
 #: where the §8 checks ran out of time (verdicts.H82Phase), ``{n}`` its count
+_D3_STEP = {
+    D3Step.H0_T0: "two layer-1 rows are zero or proportional, or a column of V is zero (H0₁, T0)",
+    D3Step.FULL_REGIONS: "no layer-1 region is shown full (Definition 12.13, by Lemma 10.12(c))",
+    D3Step.RIGID_EDGES: "no connected set of rigid layer-1 edges carries every label (Theorem 12.14)",
+    D3Step.PINNING: "no depth-3 pinning certificate was found (Definition 12.10)",
+}
+_D3_PART = {D3Step.H0_T0: "H0₁ and T0", D3Step.FULL_REGIONS: "full layer-1 regions",
+            D3Step.RIGID_EDGES: "rigid layer-1 edges", D3Step.PINNING: "a depth-3 pinning certificate",
+            D3Step.CLASH_POINTS: "the clash points of Theorem 12.37"}
+
 _H82_PHASE = {H82Phase.BEND_FLATS: "the bend flats ({n} found)",
               H82Phase.H4_CANDIDATES: "H4's candidate hyperplanes ({n} bend flats)",
               H82Phase.H4_BLOCKS: "H4's blocks ({n} candidate hyperplanes)",
@@ -277,6 +287,20 @@ _WORDS = {
                                            else "prover disabled"),
     ReasonCode.OUT_OF_TIME: lambda p: "time budget exhausted",
     ReasonCode.TWO_HIDDEN_LAYERS: lambda p: f"Two hidden layers: {sentence(p['theorem'])}",
+    ReasonCode.THREE_HIDDEN_LAYERS: lambda p: f"Three hidden layers: {sentence(p['theorem'])}",
+    ReasonCode.D3_WIDE: lambda p: (
+        f"n2 = {p['n2']} >= n0 = {p['n0']}: there are no clash points, and no theorem identifies layer 1 of an arbitrary "
+        "competitor (docs/mathematics.md Remark 12.40)"),
+    ReasonCode.D3_CLASH_INPUT: lambda p: (f"the clash points of Theorem 12.37 are enumerated for input dimension 3 "
+                                          f"only (n0 = {p['n0']})"),
+    ReasonCode.D3_NO_CP: lambda p: (
+        f"(CP) of Theorem 12.37 is not shown: {p['points']} clash points of edge bend flats give m_i = "
+        f"[{', '.join(str(m) for m in p['m'])}], and "
+        "(CP-L) needs m_(k) >= k for the sorted values"),
+    ReasonCode.D3_HYPOTHESIS: lambda p: f"the hypotheses of Corollary 12.15 are not shown: {_D3_STEP[p['step']]}",
+    ReasonCode.D3_FLIPS: lambda p: "the flip families are not all shown trivial: " + "; ".join(
+        f"hidden layer {layer}: {'a flip set exists' if found else 'undecided'}" for layer, found in p["layers"]),
+    ReasonCode.D3_TIMEOUT: lambda p: f"the time ran out while looking for {_D3_PART[p['step']]}",
     ReasonCode.FUNDIM: lambda p: "Functional dimension: " + (p["detail"] if "detail" in p else fundim_words(p)),
     ReasonCode.LOCALLY_IDENTIFIABLE: lambda p: (
         "θ is locally identifiable (Theorem A1, docs/mathematics.md §6): near θ every parameter with the same "

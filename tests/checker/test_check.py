@@ -341,12 +341,12 @@ def test_deep_verdicts_that_no_rule_derives():
     assert DEAD_SOLVER.architecture == (1, 3, 2, 1)          # two hidden layers, but input dimension 1
     assert not r.valid and r.reason == ("no theorem lets the checker derive the absence of hidden symmetries for the "
                                         "deep architecture (1, 3, 2, 1) (docs/mathematics.md §8 covers two hidden "
-                                        "layers with input dimension >= 2)")
+                                        "layers with input dimension >= 2, §12 three with n2 < n0)")
     three = N([([[1, 2], [2, -1]], [0, 1]), ([[1, 1], [1, -1]], [0, 0]), ([[2, 1], [-1, 1]], [1, 0]), ([[1, 1]], [0])])
     r = check_certificate(dataclasses.replace(cert_of(three), verdict=Verdict.NO_HIDDEN, witness=None, reason=None))
     assert not r.valid and r.reason == ("no theorem lets the checker derive the absence of hidden symmetries for the "
                                         "deep architecture (2, 2, 2, 2, 1) (docs/mathematics.md §8 covers two hidden "
-                                        "layers with input dimension >= 2)")
+                                        "layers with input dimension >= 2, §12 three with n2 < n0)")
     w = dataclasses.replace(cert.witness, mechanism="teleport")
     r = check_certificate(with_claims(cert, [], witness=w))
     assert not r.valid and r.reason == "witness rejected: unknown mechanism 'teleport'"

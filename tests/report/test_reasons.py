@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reluid.report.reasons import THEOREM_8_2, facts, sentence, sentences, short, text
-from reluid.verdicts import Reason, ReasonCode, WFailure
+from reluid.verdicts import D3Step, Reason, ReasonCode, WFailure
 
 ARCH = (2, 3, 3, 1)
 FD = ("dim_fun = 19 = U (certified); architecture (2, 3, 3, 1), D = 25, 9 witness points (one per activation "
@@ -375,6 +375,22 @@ WORDED = [
      "I = {1, 2}: the 3 bend flats on H_1, H_2 are covered by 2 hyperplane(s) other than the H_i (a hyperplane "
      "through the flats (0, 1/2) on H_1, (1, 1) on H_2; a hyperplane through the flat (-1, 0) on H_1)"),
     (Reason(ReasonCode.H4_FLAT_COUNTS, {"counts": [1, 1]}), "bend flats per H_j: [1, 1]"),
+    # why the three-hidden-layer certificate (docs/mathematics.md §12.11) was not found
+    (Reason(ReasonCode.THREE_HIDDEN_LAYERS, {"theorem": Reason(ReasonCode.D3_WIDE, {"n0": 3, "n2": 3})}),
+     "Three hidden layers: n2 = 3 >= n0 = 3: there are no clash points, and no theorem identifies layer 1 of an "
+     "arbitrary competitor (docs/mathematics.md Remark 12.40)"),
+    (Reason(ReasonCode.D3_CLASH_INPUT, {"n0": 4}),
+     "the clash points of Theorem 12.37 are enumerated for input dimension 3 only (n0 = 4)"),
+    (Reason(ReasonCode.D3_NO_CP, {"points": 9, "m": [0, 2, 1]}),
+     "(CP) of Theorem 12.37 is not shown: 9 clash points of edge bend flats give m_i = [0, 2, 1], and (CP-L) needs "
+     "m_(k) >= k for the sorted values"),
+    (Reason(ReasonCode.D3_HYPOTHESIS, {"step": D3Step.RIGID_EDGES}),
+     "the hypotheses of Corollary 12.15 are not shown: no connected set of rigid layer-1 edges carries every label "
+     "(Theorem 12.14)"),
+    (Reason(ReasonCode.D3_FLIPS, {"layers": [[1, True], [3, False]]}),
+     "the flip families are not all shown trivial: hidden layer 1: a flip set exists; hidden layer 3: undecided"),
+    (Reason(ReasonCode.D3_TIMEOUT, {"step": D3Step.CLASH_POINTS}),
+     "the time ran out while looking for the clash points of Theorem 12.37"),
     # a failed hypothesis as reasons, and as the words a certificate written before them holds: the same line
     (Reason(ReasonCode.HYPOTHESIS_FAILS, {"hypothesis": "H1", "detail": Reason(ReasonCode.H1_COUNT, {
         "full": 0, "regions": 7}), "notes": [Reason(ReasonCode.REGION_NOT_FULL, {

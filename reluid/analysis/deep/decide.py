@@ -30,7 +30,10 @@ always-active neuron) already names the hidden symmetry.  When they hold, the th
 settles the question: ``no-hidden-symmetries`` when neither layer has a flip set
 (Corollary 8.3), ``hidden-symmetry`` with the witness θ^{F1,F2} otherwise.  When they fail
 the mechanisms found decide as for any depth, and the reason of an ``unknown`` says which
-hypothesis failed.  No other deep network is ever answered ``no-hidden-symmetries``.  The
+hypothesis failed.  For three hidden layers the certificate of docs/mathematics.md §12.11
+(:mod:`reluid.analysis.deep.three_layers`: clash points, Corollary 12.15, trivial flip families)
+is tried in the same place; it only ever gives ``no-hidden-symmetries``.  No other deep network is
+ever answered ``no-hidden-symmetries``.  The
 witness is named by the simplest mechanism that explains it (:func:`preference`).
 
 The result is a frozen :class:`DeepDecision`;
@@ -49,6 +52,7 @@ from reluid.analysis.deep.fundim import FunDimResult, functional_dimension
 from reluid.analysis.deep.mechanisms import (AFFINE_FLIP, ALWAYS_ACTIVE, COLLAPSED_KINK, DEAD, LAYER_FLIP,
                                              NEVER_COACTIVE, PROPORTIONAL, ZERO_OUTGOING, Mechanism,
                                              MechanismReport, check_deep, detect_mechanisms)
+from reluid.analysis.deep.three_layers import ThreeLayerResult, analyse_three_layers
 from reluid.analysis.deep.two_layers import TwoLayerResult, analyse_two_layers
 from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.progress import phases
@@ -74,7 +78,7 @@ class DeepDecision:
     Attributes
     ----------
     verdict : Verdict
-        ``HIDDEN`` or ``UNKNOWN``; ``NO_HIDDEN`` only by docs/mathematics.md §8 (``theorem``).
+        ``HIDDEN`` or ``UNKNOWN``; ``NO_HIDDEN`` only by docs/mathematics.md §8 or §12.11 (``theorem``).
     network : Network
     report : MechanismReport
         Everything mechanism detection established (premises, activity points,
@@ -94,9 +98,9 @@ class DeepDecision:
         (:mod:`reluid.report.reasons` words them).
     seed, timeout, prover_mode
         How the decision was made (recorded by the certificate's producer).
-    theorem : TwoLayerResult or None
-        The checks of docs/mathematics.md §8 (two hidden layers).  When the verdict rests on
-        them, ``mechanism`` is None and ``witness`` is θ^{F1,F2} (hidden symmetry).
+    theorem : TwoLayerResult or ThreeLayerResult or None
+        The checks of docs/mathematics.md §8 (two hidden layers) or §12.11 (three).  When the verdict
+        rests on them, ``mechanism`` is None and ``witness`` is θ^{F1,F2} (hidden symmetry, two layers).
     budget_note : Reason or None
         When the time budget ran out: which phases were done and what was left.
     size_note : Reason or None
@@ -118,7 +122,7 @@ class DeepDecision:
     seed: int = 0
     timeout: float | None = None
     prover_mode: str = "auto"
-    theorem: TwoLayerResult | None = None
+    theorem: TwoLayerResult | ThreeLayerResult | None = None
     budget_note: Reason | None = None
     phase_seconds: tuple[tuple[str, float], ...] = ()
     size_note: Reason | None = None
@@ -195,7 +199,7 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: s
     -------
     DeepDecision
         ``HIDDEN`` (with a witness) or ``UNKNOWN`` (with a reason);
-        ``NO_HIDDEN`` only for two hidden layers by docs/mathematics.md §8.
+        ``NO_HIDDEN`` only for two hidden layers by docs/mathematics.md §8 and for three by §12.11.
 
     Raises
     ------
@@ -223,11 +227,14 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: s
         # 2. the two-layer certificate (docs/mathematics.md §8), unless a simple mechanism already names the
         #    hidden symmetry (a zero outgoing column is a layer flip too, but the simpler name is the right one)
         theorem = None
-        if len(net.hidden_widths) == 2 and not any(m.kind in SIMPLE_KINDS for m in report.mechanisms):
-            phase("two hidden layers (docs/mathematics.md §8)")
+        depth = len(net.hidden_widths)
+        if depth in (2, 3) and not any(m.kind in SIMPLE_KINDS for m in report.mechanisms):
+            name = "two hidden layers" if depth == 2 else "three hidden layers"
+            phase(f"{name} (docs/mathematics.md {'§8' if depth == 2 else '§12'})")
             t = time.monotonic()
-            theorem = analyse_two_layers(net, timeout=min(timeout, budget.share_of("two hidden layers")))
-            spent.append(("two hidden layers", time.monotonic() - t))
+            analyse = analyse_two_layers if depth == 2 else analyse_three_layers
+            theorem = analyse(net, timeout=min(timeout, budget.share_of(name)))
+            spent.append((name, time.monotonic() - t))
             if theorem.verdict is not Verdict.UNKNOWN:
                 got = _by_theorem(net, theorem, report, timeout=timeout, seed=seed, prover=prover, samples=samples,
                                   fundim=fundim, fundim_points=fundim_points, phase=phase, budget=budget,
@@ -239,16 +246,15 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: s
                        fundim_points=fundim_points, phase=phase, budget=budget, spent=spent, theorem=theorem)
 
 
-def _by_theorem(net, theorem: TwoLayerResult, report: MechanismReport, *, timeout, seed, prover, samples, fundim,
-                fundim_points, phase, budget, spent) -> DeepDecision | None:
-    """The verdict of docs/mathematics.md §8 (H0–H4 hold), or None if its witness fails a sanity check."""
+def _by_theorem(net, theorem: TwoLayerResult | ThreeLayerResult, report: MechanismReport, *, timeout, seed, prover,
+                samples, fundim, fundim_points, phase, budget, spent) -> DeepDecision | None:
+    """The verdict of docs/mathematics.md §8 (H0–H4 hold) or §12.11, or None if a witness fails a sanity check."""
     inputs = agreement_inputs(net.input_dim, seed, samples)
     fd = None
     note = None
     if fundim:
         if budget.expired():
-            note = _time_budget(budget, True, ["mechanism detection", "two hidden layers"],
-                                ["functional dimension"])
+            note = _time_budget(budget, True, ["mechanism detection", spent[-1][0]], ["functional dimension"])
         else:
             phase("functional dimension")
             t = time.monotonic()
@@ -354,7 +360,8 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
         reasons.append(Reason(ReasonCode.UNDECIDED_QUESTIONS, {"questions": report.undecided[:5],
                                                                "more": max(0, len(report.undecided) - 5)}))
     if theorem is not None:
-        reasons.append(Reason(ReasonCode.TWO_HIDDEN_LAYERS, {"theorem": theorem.reason}))
+        code = ReasonCode.THREE_HIDDEN_LAYERS if isinstance(theorem, ThreeLayerResult) else ReasonCode.TWO_HIDDEN_LAYERS
+        reasons.append(Reason(code, {"theorem": theorem.reason}))
     reasons.append(fd.summary())
     if fd.full_rank:
         reasons.append(Reason(ReasonCode.LOCALLY_IDENTIFIABLE))

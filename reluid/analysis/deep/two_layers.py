@@ -183,6 +183,11 @@ class TwoLayerResult:
     pinning: object = None
 
     @property
+    def layer_flips(self) -> tuple:
+        """The flip-set answers of hidden layers 1 and 2, in order."""
+        return (self.flips1, self.flips2)
+
+    @property
     def applies_82(self) -> bool:
         """H0–H4 of Theorem 8.2 all hold."""
         return len(self.hypotheses) == len(HYPOTHESES) and all(h.holds for h in self.hypotheses)

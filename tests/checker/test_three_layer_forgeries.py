@@ -1,0 +1,262 @@
+"""The depth-three certificate (docs/mathematics.md §12.11) and the forgeries ``reluid check`` must reject.
+
+The committed certificate of examples/networks/three_layers_certified.json (Example 12.21, reports/examples)
+is valid by Theorem 12.37; every tampered variant below changes one thing the checker recomputes, and is
+rejected with the checker's own reason.  The negative control (layer-1 neuron 1 feeding nothing) has an exact
+competitor outside the orbit (tests/analysis/deep/test_clash_points.py), so no certificate may pass for it.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from fractions import Fraction as F
+
+import pytest
+
+from reluid.analysis.deep.three_layers import analyse_three_layers
+from reluid.certificates.schema import from_json
+from reluid.checker.check import check_certificate
+from reluid.io.loader import load
+from reluid.model.network import Network
+from reluid.verdicts import ReasonCode, Verdict
+from tests.paths import ROOT
+
+CERT = ROOT / "reports" / "examples" / "certificates" / "three_layers_certified_json.cert.json"
+RULE = ("three hidden layers: (CP) of Theorem 12.37 by clash points (verified), so every competitor is layer-1 "
+        "matched; the hypotheses of Corollary 12.15 (verified); and 𝔉1 = 𝔉2 = 𝔉3 = {∅} (verified); so by "
+        "docs/mathematics.md Theorem 12.37 the fibre of θ is its orbit under permutations and positive scalings")
+
+
+def _doc() -> dict:
+    return json.loads(CERT.read_text(encoding="utf-8"))
+
+
+def _claim(d, kind):
+    return next(c for c in d["claims"] if c["kind"] == kind)["evidence"]
+
+
+def _check(d):
+    return check_certificate(from_json(json.dumps(d)))
+
+
+def test_the_committed_certificate_is_valid_by_theorem_12_37():
+    rep = _check(_doc())
+    assert rep.valid and rep.verdict is Verdict.NO_HIDDEN and rep.rule == RULE
+    assert [c.status.value for c in rep.claims[:5]] == ["verified"] * 5
+
+
+# ---- forgeries of the clash claim (Theorem 12.37, Lemma 12.41) ------------------------------------
+
+def _clash(d):
+    return _claim(d, "deep-three-layer-clash")
+
+
+def _dup_point(d):
+    _clash(d)["points"].append(copy.deepcopy(_clash(d)["points"][0]))
+
+
+def _drop_H1(d):         # every clash point on H_1 = {x_1 = 0}: then m_1 = 0 and (CP-L) fails at k = 1
+    _clash(d)["points"] = [p for p in _clash(d)["points"] if p["point"][0] != "0"]
+
+
+def _shift_point(d):
+    p = _clash(d)["points"][0]["point"]
+    p[2] = str(F(p[2]) + F(1, 1000))
+
+
+def _zero_direction(d):
+    _clash(d)["points"][0]["flats"][0]["direction"] = ["0", "0", "0"]
+
+
+def _outward_germ(d):    # point 0 lies on H_1 and its first flat is on the side s_1 = −: the germ must go there
+    fl = _clash(d)["points"][0]["flats"][0]
+    assert fl["signs"][0] == "-" and fl["direction"] == ["-1", "0", "0"]
+    fl["direction"] = ["1", "0", "0"]
+
+
+def _single_flat(d):     # one flat: two normals, rank 2 = n2, not a clash point
+    p = _clash(d)["points"][0]
+    p["flats"] = p["flats"][:1]
+
+
+def _other_unit(d):
+    fl = _clash(d)["points"][0]["flats"][1]
+    fl["unit"] = (fl["unit"] + 1) % 6
+
+
+def _germ_off_the_flat(d):
+    fl = _clash(d)["points"][0]["flats"][1]
+    fl["direction"] = [str(F(v) + 1) for v in fl["direction"]]
+
+
+CLASH_FORGERIES = {
+    "a clash point listed twice": (_dup_point, "a clash point is listed twice"),
+    "the clash points of H_1 dropped": (_drop_H1, "(CP-L) fails: m_(i) sorted is [0, 3, 3], and m_(1) < 1"),
+    "a point moved off its flats": (_shift_point, "does not lie on the flat"),
+    "a zero germ": (_zero_direction, "the direction is 0"),
+    "a germ out of the wall": (_outward_germ, "the germ leaves the wall (defining function 1 of layer 1)"),
+    "one flat at a point": (_single_flat, "not a clash point, the normals of its flats span at most n2 = 2"),
+    "another unit": (_other_unit, "point 0, flat 1"),
+    "a germ off the flat": (_germ_off_the_flat, "the germ x + t·d does not lie on the flat"),
+}
+
+
+# ---- forgeries of the hypotheses of Corollary 12.15 -----------------------------------------------
+
+def _hyp(d):
+    return _claim(d, "deep-three-layer-hypotheses")
+
+
+def _region(d, signs):
+    return next(r for r in _hyp(d)["regions"] if r["signs"] == signs)
+
+
+def _thin_region(d):     # R_(+,+,−) has 3 flats per neuron; keep one of neuron 1
+    reg = _region(d, "++-")
+    first = next(f for f in reg["flats"] if f["neuron"] == 0)
+    reg["flats"] = [first] + [f for f in reg["flats"] if f["neuron"] == 1]
+
+
+def _repeated_flat(d):   # the same flat twice counts once: neuron 1 has one distinct flat, not two
+    reg = _region(d, "++-")
+    mine = [f for f in reg["flats"] if f["neuron"] == 0]
+    reg["flats"] = [mine[0], copy.deepcopy(mine[0])] + [f for f in reg["flats"] if f["neuron"] == 1]
+
+
+def _flat_point_off(d):
+    p = _hyp(d)["regions"][0]["flats"][0]["point"]
+    p[0] = str(F(p[0]) + F(1, 997))
+
+
+def _flat_on_negative_side(d):
+    fl = _hyp(d)["regions"][0]["flats"][0]
+    fl["cell"] = "-" + fl["cell"][1:] if fl["neuron"] == 0 else fl["cell"][0] + "-"
+
+
+def _drop_label(d):
+    _hyp(d)["edges"] = [e for e in _hyp(d)["edges"] if e["label"] != 2]
+
+
+def _edge_from_minus(d):
+    _hyp(d)["edges"][0]["signs"] = "-++"
+
+
+def _not_a_permutation(d):
+    _hyp(d)["order"] = [0, 0, 1, 2, 3, 4]
+
+
+def _unit_not_the_order(d):
+    _hyp(d)["pinning"][0]["unit"] = 1
+
+
+def _edge_from_unreached(d):
+    entry = _hyp(d)["pinning"][0]
+    entry["edges"] = list(reversed([{**e, "from": e["to"], "to": e["from"]} for e in entry["edges"]]))
+
+
+def _one_edge_only(d):   # the cells reached differ in r_1 only: (a3)(i) has rank 1 < n2
+    entry = _hyp(d)["pinning"][0]
+    entry["edges"] = entry["edges"][:1]
+
+
+def _two_signs(d):
+    entry = _hyp(d)["pinning"][0]
+    entry["edges"].append({"from": 1, "to": 2, "point": entry["edges"][0]["point"]})
+
+
+def _edge_point_off_wall(d):
+    e = _hyp(d)["pinning"][0]["edges"][0]
+    e["point"] = _hyp(d)["cells"][0]["point"]
+
+
+def _zero_moved(d):
+    z = _hyp(d)["cells"][0]["zeros"][0]["point"]
+    z[1] = str(F(z[1]) + F(1, 101))
+
+
+def _seed_without_zero(d):
+    cell = _hyp(d)["cells"][_hyp(d)["pinning"][0]["seed"]]
+    cell["zeros"] = [z for z in cell["zeros"] if z["unit"] != _hyp(d)["pinning"][0]["unit"]]
+
+
+HYPOTHESIS_FORGERIES = {
+    "a region with one flat on a neuron": (_thin_region, "is not shown full"),
+    "a flat listed twice": (_repeated_flat, "sorted, are [1, 3], and Lemma 10.12(c) needs b_(1) >= 2"),
+    "a flat point off the flat": (_flat_point_off, "(B4) fails"),
+    "a level-2 triple with r_i = −": (_flat_on_negative_side, "a level-2 bend triple needs r_"),
+    "no rigid edge of label 3": (_drop_label, "label 3 is missing"),
+    "an edge listed from s_j = −": (_edge_from_minus, "is listed from the end with s_j = +"),
+    "an order with a repeat": (_not_a_permutation, "repeated index"),
+    "a unit out of order": (_unit_not_the_order, "the unit is not entry 0 of the order"),
+    "an edge from a cell not reached": (_edge_from_unreached, "the edge leaves a cell not reached yet"),
+    "too few cells for (a3)": (_one_edge_only, "(a3)(i) fails"),
+    "an edge flipping two signs": (_two_signs, "differ in 2 signs"),
+    "an edge point inside the cell": (_edge_point_off_wall, "(e2) fails"),
+    "a zero moved off Z(z^3_k)": (_zero_moved, "cell 0, zero 0: not a point of C_"),
+    "a seed without the unit's zero": (_seed_without_zero, "has no witnessed zero on its seed"),
+}
+
+
+@pytest.mark.parametrize("name", sorted({**CLASH_FORGERIES, **HYPOTHESIS_FORGERIES}))
+def test_a_forgery_is_rejected(name):
+    forge, why = {**CLASH_FORGERIES, **HYPOTHESIS_FORGERIES}[name]
+    d = _doc()
+    forge(d)
+    rep = _check(d)
+    assert not rep.valid
+    assert why in rep.reason, rep.reason
+
+
+@pytest.mark.parametrize("kind, what", [
+    ("deep-three-layer-clash", "certificate of (CP) of Theorem 12.37 (clash points)"),
+    ("deep-three-layer-hypotheses", "certificate of the hypotheses of Corollary 12.15")])
+def test_the_rule_needs_both_claims(kind, what):
+    d = _doc()
+    d["claims"] = [c for c in d["claims"] if c["kind"] != kind]
+    rep = _check(d)
+    assert not rep.valid and rep.reason == f"the rule needs a {what}, and the certificate gives none that verifies"
+
+
+def test_the_rule_needs_layer_3_without_flip_sets():
+    d = _doc()
+    d["claims"] = [c for c in d["claims"] if not (c["kind"] == "deep-layer-no-flip-set"
+                                                 and c["evidence"]["layer"] == 3)]
+    rep = _check(d)
+    assert not rep.valid and "hidden layer 3 has no flip set" in rep.reason
+
+
+# ---- the negative control: an exact competitor exists, so nothing may certify it -----------------
+
+def _example() -> Network:
+    return load(ROOT / "examples" / "networks" / "three_layers_certified.json")
+
+
+def _control() -> Network:
+    L1, L2, L3, L4 = _example().layers          # W^2_{:,1} = 0: f does not depend on x_1
+    return Network.from_lists([(L1.weight, L1.bias), ([[0, *row[1:]] for row in L2.weight], L2.bias),
+                               (L3.weight, L3.bias), (L4.weight, L4.bias)])
+
+
+def test_the_example_evidence_does_not_pass_for_the_negative_control():
+    net = _control()
+    cert = dataclasses.replace(from_json(CERT.read_text(encoding="utf-8")), network=net, network_sha256=net.sha256())
+    rep = check_certificate(cert)
+    assert not rep.valid and "claim three-layer-clash (deep-three-layer-clash) is false" in rep.reason
+
+
+def test_the_analysis_answers_unknown_for_the_negative_control_and_wide_layers():
+    r = analyse_three_layers(_control())
+    assert r.verdict is Verdict.UNKNOWN and r.reason.code == ReasonCode.D3_NO_CP
+    assert dict(r.reason.params) == {"points": 0, "m": (0, 0, 0)}
+    wide = Network.from_lists([([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [0, 0, 0]), ([[1, 1, 0], [0, 1, 1], [1, 0, 1]],
+                               [0, 0, 1]), ([[1, 2, 3]], [0]), ([[1]], [0])])
+    r = analyse_three_layers(wide)
+    assert r.verdict is Verdict.UNKNOWN and dict(r.reason.params) == {"n0": 3, "n2": 3}
+
+
+def test_the_producer_finds_the_committed_certificate():
+    r = analyse_three_layers(_example(), timeout=None)
+    assert r.verdict is Verdict.NO_HIDDEN and r.cp_l == (3, 3, 3) and len(r.clash["points"]) == 78
+    assert _hyp(_doc()) == json.loads(json.dumps(r.hypotheses))
