@@ -52,12 +52,20 @@ from fractions import Fraction
 from reluid.certificates.schema import ClaimKind
 from reluid.checker import readers as rd
 from reluid.checker.linalg import rank, rref
-from reluid.checker.registry import Context, charge, fail, verifies
+from reluid.checker.registry import Context, fail, verifies
+from reluid.checker.registry import charge as charge_steps
 from reluid.model.network import Network
 
 __all__ = ["verify_three_layer_hypotheses", "verify_three_layer_clash"]
 
 ZERO = Fraction(0)
+#: Steps charged per exact rational operation: a Fraction multiply-add costs about 4 µs of Python, and the work
+#: limit's step about 1 µs (reluid/checker/registry.py), so every count below is of such operations, times this.
+STEPS_PER_OP = 4
+
+
+def _charge(ctx: Context, ops: int, what: str) -> None:
+    charge_steps(ctx, STEPS_PER_OP * ops, what)
 
 
 # ---- θ's pieces, recomputed ------------------------------------------------------
@@ -89,11 +97,11 @@ class _Theta:
         self.u = [tuple(L1.weight[m]) + (L1.bias[m],) for m in range(self.n1)]
         self.W2, self.b2, self.W3, self.b3, self.V = L2.weight, L2.bias, L3.weight, L3.bias, L4.weight
         self.W1 = L1.weight
-        self._z2, self._z3 = {}, {}
+        self._z2, self._z3, self._defining = {}, {}, {}
 
     def z2(self, s):
         if s not in self._z2:
-            charge(self.ctx, self.n2 * self.n1 * (self.n0 + 1), "the layer-2 pieces of a region")
+            _charge(self.ctx, self.n2 * self.n1 * (self.n0 + 1), "the layer-2 pieces of a region")
             rows = []
             for i in range(self.n2):
                 v = [ZERO] * self.n0 + [self.b2[i]]
@@ -106,7 +114,7 @@ class _Theta:
 
     def z3(self, s, r):
         if (s, r) not in self._z3:
-            charge(self.ctx, self.n3 * self.n2 * (self.n0 + 1), "the layer-3 pieces of a cell")
+            _charge(self.ctx, self.n3 * self.n2 * (self.n0 + 1), "the layer-3 pieces of a cell")
             z2 = self.z2(s)
             rows = []
             for k in range(self.n3):
@@ -119,14 +127,20 @@ class _Theta:
         return self._z3[(s, r)]
 
     def defining(self, s, r):
-        """The defining functions of C_(s, r), tagged (layer, index): s_m u_m and r_i z^{2,s}_i, all > 0 on it."""
-        z2 = self.z2(s)
-        return ([((1, m), _scaled(s[m], self.u[m])) for m in range(self.n1)] +
-                [((2, i), _scaled(r[i], z2[i])) for i in range(self.n2)])
+        """The defining functions of C_(s, r), tagged (layer, index): s_m u_m and r_i z^{2,s}_i, all > 0 on it.
+
+        Each call is charged for one evaluation of all of them at a point (what every caller does)."""
+        _charge(self.ctx, (self.n1 + self.n2) * (self.n0 + 1), "the defining functions of a cell at a point")
+        if (s, r) not in self._defining:
+            z2 = self.z2(s)
+            self._defining[(s, r)] = ([((1, m), _scaled(s[m], self.u[m])) for m in range(self.n1)] +
+                                      [((2, i), _scaled(r[i], z2[i])) for i in range(self.n2)])
+        return self._defining[(s, r)]
 
     def rank(self, rows) -> int:
         rows = [list(r) for r in rows]
-        charge(self.ctx, len(rows) ** 2 * (self.n0 + 1), "an exact rank")
+        if rows:
+            _charge(self.ctx, len(rows) * len(rows[0]) * min(len(rows), len(rows[0])), "an exact rank")
         return rank(rows)
 
     def grad_rank(self, rows) -> int:
@@ -134,7 +148,7 @@ class _Theta:
 
     def flat_key(self, rows) -> tuple:
         """The affine subspace {rows = 0} (rows independent), as its reduced row echelon form."""
-        charge(self.ctx, len(rows) ** 2 * (self.n0 + 1), "a reduced row echelon form")
+        _charge(self.ctx, len(rows) ** 2 * (self.n0 + 1), "a reduced row echelon form")
         R, _ = rref([list(r) for r in rows], self.n0 + 1)
         return tuple(tuple(v) for v in R)
 
@@ -154,7 +168,7 @@ def _h0_t0(ctx, T: _Theta) -> None:
     for m in range(T.n1):
         if not _nonconstant(T.u[m]):
             fail(ctx, f"H0₁ fails: W^1_{m + 1} = 0")
-    charge(ctx, T.n1 * T.n1 * (T.n0 + 1), "H0₁")
+    _charge(ctx, T.n1 * T.n1 * (T.n0 + 1), "H0₁")
     for a, b in itertools.combinations(range(T.n1), 2):
         if T.rank([T.u[a], T.u[b]]) < 2:
             fail(ctx, f"H0₁ fails: the rows (W^1_{a + 1}, b^1_{a + 1}) and (W^1_{b + 1}, b^1_{b + 1}) are proportional")
@@ -181,7 +195,7 @@ def _point(ctx, T: _Theta, raw, what):
 
 def _items(ctx, raw, what) -> tuple:
     items = rd.sequence(ctx, raw, what)
-    charge(ctx, len(items), what)
+    _charge(ctx, len(items), what)
     return items
 
 
@@ -205,7 +219,7 @@ def _level_2_flats(ctx, T: _Theta, s, raw, where) -> list[int]:
             fail(ctx, f"{w}: (B1) fails, W^3_({k + 1},{i + 1}) = 0")
         if T.grad_rank([z2[i], z3[k]]) != 2:
             fail(ctx, f"{w}: (B2) fails, the gradients of z^2_{i + 1} and z^3_{k + 1} are dependent")
-        charge(ctx, T.n3, "(B3)")
+        _charge(ctx, T.n3, "(B3)")
         for k2 in range(T.n3):
             if k2 != k and T.rank([z2[i], z3[k2]]) > 1 and T.rank([z2[i], z3[k], z3[k2]]) != 3:
                 fail(ctx, f"{w}: (B3) fails at unit {k2 + 1}")
@@ -262,7 +276,7 @@ def _rigid_edges(ctx, T: _Theta, raw, full) -> None:
         if s not in full or t not in full:
             fail(ctx, f"{where}: an end of the edge ({_word(s)}, {_word(t)}) is not a listed full region")
         z2 = T.z2(s)
-        charge(ctx, T.n2 * T.n2, "rigidity")
+        _charge(ctx, T.n2 * T.n2, "rigidity")
         for a, b in itertools.combinations(range(T.n2), 2):
             if T.rank([T.u[j], z2[a], z2[b]]) != 3:
                 fail(ctx, f"{where}: not rigid, rank[u_{j + 1}; z^2_{a + 1}; z^2_{b + 1}] < 3 on R_{_word(s)}")
@@ -312,7 +326,7 @@ def _good(ctx, T: _Theta, cell: _Cell, where) -> None:
     """Goodness in the witness-only form: each witnessed piece independent of every other non-constant piece."""
     if cell.good is None:
         z3 = T.z3(cell.s, cell.r)
-        charge(ctx, len(cell.zeros) * T.n3, "goodness")
+        _charge(ctx, len(cell.zeros) * T.n3, "goodness")
         cell.good = all(T.rank([z3[k], z3[k2]]) == 2 for k in cell.zeros for k2 in range(T.n3)
                         if k2 != k and _nonconstant(z3[k2]))
     if not cell.good:
@@ -330,7 +344,7 @@ def _exempt(T: _Theta, cell: _Cell, l0, z) -> bool:
 def _separated(ctx, T: _Theta, cell: _Cell, l0, k) -> bool:
     """(e3) on ``cell``: rank[ℓ0; z_k; z_k2] = 3 for every other non-constant piece z_k2 not exempt."""
     z3 = T.z3(cell.s, cell.r)
-    charge(ctx, T.n3 * (T.n1 + T.n2 + 2), "(e3)")
+    _charge(ctx, T.n3 * (T.n1 + T.n2 + 2), "(e3)")
     return all(T.rank([l0, z3[k], z3[k2]]) == 3 for k2 in range(T.n3)
                if k2 != k and _nonconstant(z3[k2]) and not _exempt(T, cell, l0, z3[k2]))
 
@@ -370,7 +384,7 @@ def _a3(ctx, T: _Theta, reached: list[_Cell], where) -> None:
     for c in reached:
         by_s.setdefault(c.s, []).append(c)
     cols = [[] for _ in range(T.n2)]
-    charge(ctx, len(reached) * T.n2 * (T.n0 + 1), "(a3)(i)")
+    _charge(ctx, len(reached) * T.n2 * (T.n0 + 1), "(a3)(i)")
     for s, group in by_s.items():
         z2, ref = T.z2(s), group[0]
         for c in group[1:]:
@@ -380,7 +394,7 @@ def _a3(ctx, T: _Theta, reached: list[_Cell], where) -> None:
     if not cols[0] or T.rank(cols) != T.n2:
         fail(ctx, f"{where}: (a3)(i) fails: the same-pattern differences of the cells reached have rank < n2")
     cols = [[v if s[j] > 0 else ZERO for s in by_s for v in T.W1[j]] for j in range(T.n1)]
-    charge(ctx, len(by_s) * T.n1 * T.n0, "(a3)(ii)")
+    _charge(ctx, len(by_s) * T.n1 * T.n0, "(a3)(ii)")
     if T.rank(cols) != T.n1:
         fail(ctx, f"{where}: (a3)(ii) fails: the layer-1 patterns of the cells reached do not determine a flip of "
                   "layer 1")
@@ -443,7 +457,7 @@ def _edge_flat(ctx, T: _Theta, fl, x, where):
         fail(ctx, f"{where}: (B1) fails, z^3_{k + 1} does not bend across the edge (c_k = 0)")
     if T.grad_rank([l0, z3[k]]) != 2:
         fail(ctx, f"{where}: (B2) fails, the gradients of ℓ0 and z^3_{k + 1} are dependent")
-    charge(ctx, T.n3, "(B3)")
+    _charge(ctx, T.n3, "(B3)")
     rank3 = []
     for k2 in range(T.n3):
         if k2 == k or T.rank([l0, z3[k2]]) <= 1:
@@ -474,7 +488,7 @@ def _max_on_flat(ctx, T: _Theta, pts) -> int:
     if T.rank([[a - b for a, b in zip(p, base)] for p in pts[1:]]) <= n0 - 2:
         return len(pts)            # the points span at most an (n0−2)-flat
     best = 1
-    charge(ctx, math.comb(len(pts), n0 - 1) * len(pts) * (n0 - 1) * n0, "the largest number of points on a flat")
+    _charge(ctx, math.comb(len(pts), n0 - 1) * len(pts) * (n0 - 1) ** 2 * n0, "the largest number of points on a flat")
     for sub in itertools.combinations(pts, n0 - 1):
         vs = [[a - b for a, b in zip(p, sub[0])] for p in sub[1:]]
         if rank(vs) != n0 - 2:
@@ -504,11 +518,13 @@ def verify_three_layer_clash(evidence, ctx: Context) -> str:
         X.append(x)
     if len(set(X)) != len(X):
         fail(ctx, "a clash point is listed twice")
-    charge(ctx, len(X) * T.n1 * (T.n0 + 1), "the clash points on each H_i")
-    m = []
-    for i in range(T.n1):
-        on = [x for x in X if _ev(T.u[i], x) == 0 and all(_ev(T.u[j], x) != 0 for j in range(T.n1) if j != i)]
-        m.append(0 if not on else -(-len(on) // _max_on_flat(ctx, T, on)) - 1)
+    _charge(ctx, len(X) * T.n1 * (T.n0 + 2), "the clash points on each H_i")
+    on = [[] for _ in range(T.n1)]            # X_i°: the points on H_i and on no other H_j
+    for x in X:
+        zero = [j for j in range(T.n1) if _ev(T.u[j], x) == 0]
+        if len(zero) == 1:
+            on[zero[0]].append(x)
+    m = [0 if not pts else -(-len(pts) // _max_on_flat(ctx, T, pts)) - 1 for pts in on]
     ms = sorted(m)
     for k, mk in enumerate(ms, start=1):
         if mk < k:

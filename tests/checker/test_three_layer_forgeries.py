@@ -260,3 +260,12 @@ def test_the_producer_finds_the_committed_certificate():
     r = analyse_three_layers(_example(), timeout=None)
     assert r.verdict is Verdict.NO_HIDDEN and r.cp_l == (3, 3, 3) and len(r.clash["points"]) == 78
     assert _hyp(_doc()) == json.loads(json.dumps(r.hypotheses))
+
+
+def test_both_claims_are_charged_to_the_work_limit():
+    """Every loop is charged (the forger's certificate with 300 extra layer-1 neurons and 12 000 repeated flats
+    ran 2 minutes uncharged before): with a limit too small, neither claim is taken, and nothing is derived."""
+    cert = from_json(CERT.read_text(encoding="utf-8"))
+    rep = check_certificate(cert, work_limit=100_000)
+    assert not rep.valid and rep.claims[0].over_limit and rep.claims[1].over_limit
+    assert check_certificate(cert, work_limit=1_000_000).valid
