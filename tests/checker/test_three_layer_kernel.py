@@ -1,0 +1,130 @@
+"""The steps of reluid/checker/three_layers.py one at a time, each on a case where it must fail and one where it
+must pass (docs/mathematics.md §12.3, §12.11): the exemptions and (e3), goodness, (e2)'s point, both forms of
+(e4), a layer-1 edge, and (a3)(ii).  The valid certificate alone never reaches these branches (every edge of
+Example 12.21's certificate is a layer-2 edge meeting (e4t)), so a weaker kernel would pass it."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+
+from reluid.certificates.schema import from_json
+from reluid.checker import three_layers as tl
+from reluid.checker.registry import Budget, Context
+from reluid.errors import CheckFailed
+from reluid.model.network import Network
+from tests.paths import ROOT
+
+CERT = from_json((ROOT / "reports" / "examples" / "certificates" / "three_layers_certified_json.cert.json")
+                 .read_text(encoding="utf-8"))
+PLUS, SEED, LOW = (1, 1, 1), (1, 1), (-1, 1)
+
+
+def _theta(net):
+    ctx = Context(net, "c", Budget(10**9))
+    return ctx, tl._Theta(ctx)
+
+
+def _evidence(kind):
+    return next(c for c in CERT.claims if c.kind == kind).evidence
+
+
+#: a small θ ∈ Ω(2, 2, 2, 4, 1): u = x, z^2 = (x1, x2) on R_(+,+), and on the cell ((+,+), (+,+)) the pieces
+#: x1 + x2 − 1, 2(x1 + x2 − 1) (proportional to the first), x1 (= u_1) and x2 − 1
+SMALL = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[1, 0], [0, 1]], [0, 0]),
+                            ([[1, 1], [2, 2], [1, 0], [0, 1]], [-1, -2, 0, -1]), ([[1, 1, 1, 1]], [0])])
+
+
+def test_exemption_is_proportionality_to_l0_a_u_m_or_an_own_z2():
+    ctx, T = _theta(SMALL)
+    cell = tl._Cell((1, 1), (1, 1), frozenset())
+    x1, x2 = (F(1), F(0), F(0)), (F(0), F(1), F(0))
+    z3 = T.z3(cell.s, cell.r)
+    assert tl._exempt(T, cell, x2, z3[2])                     # x1 = u_1
+    assert tl._exempt(T, cell, x2, (F(0), F(3), F(0)))        # 3·x2, proportional to ℓ0 = x2 and to u_2
+    assert not tl._exempt(T, cell, x2, z3[3])                 # x2 − 1: no zero set of a cell's defining function
+    assert not tl._exempt(T, cell, x1, z3[0])
+
+
+def test_e3_tests_every_non_exempt_piece_and_skips_the_exempt_ones():
+    ctx, T = _theta(SMALL)
+    cell = tl._Cell((1, 1), (1, 1), frozenset())
+    x2 = (F(0), F(1), F(0))
+    # k = 0 with ℓ0 = x2: piece 1 is proportional to piece 0 (rank 2 with ℓ0), not exempt: (e3) fails;
+    # piece 2 (x1) is exempt, and piece 3 (x2 − 1) has rank 3 with ℓ0 and piece 0
+    assert not tl._separated(ctx, T, cell, x2, 0)
+    assert tl._separated(ctx, T, cell, x2, 2)                 # x1: every other piece has rank 3 with x2 and x1
+
+
+def test_goodness_is_against_every_non_constant_piece():
+    ctx, T = _theta(SMALL)
+    with pytest.raises(CheckFailed, match="is not good"):
+        tl._good(ctx, T, tl._Cell((1, 1), (1, 1), frozenset({0})), "w")       # piece 1 ∥ piece 0
+    tl._good(ctx, T, tl._Cell((1, 1), (1, 1), frozenset({2, 3})), "w")        # x1 and x2 − 1: independent of all
+
+
+@pytest.fixture(scope="module")
+def example():
+    ctx, T = _theta(CERT.network)
+    return ctx, T, tl._cells(ctx, T, _evidence("deep-three-layer-hypotheses")["cells"])
+
+
+def _with(cell, zeros):
+    return tl._Cell(cell.s, cell.r, frozenset(zeros))
+
+
+def _edge_point():
+    e = _evidence("deep-three-layer-hypotheses")["pinning"][0]["edges"][0]      # seed → ((+,+,+), (−,+)), unit 0
+    return tuple(F(v) for v in e["point"])
+
+
+def test_e4_either_on_the_head_or_on_the_tail_with_e3s(example):
+    ctx, T, (seed, low, _) = example
+    p, P = _edge_point(), frozenset()
+    tl._valid_edge(ctx, T, _with(seed, {0}), _with(low, range(5)), 0, P, p, "w")   # (e4t): |K̂ ∪ P| = 5 = n3 − 1
+    tl._valid_edge(ctx, T, seed, _with(low, {0, 1}), 0, P, p, "w")             # (e4s): the tail has all 6
+    with pytest.raises(CheckFailed, match=r"\(e4\) fails, \|K̂ ∪ P\| is 2 on the head and 5 on the tail"):
+        tl._valid_edge(ctx, T, _with(seed, range(5)), _with(low, {0, 1}), 0, P, p, "w")
+    tl._valid_edge(ctx, T, _with(seed, range(5)), _with(low, {0, 1}), 0, frozenset({5}), p, "w")   # P counts
+
+
+def test_e2_needs_both_equations_and_the_wall(example):
+    ctx, T, (seed, low, _) = example
+    p = _edge_point()
+    l0, za = T.z2(PLUS)[0], T.z3(PLUS, SEED)[0]
+    g0, ga = l0[:-1], za[:-1]
+    dot = lambda a, b: sum((x * y for x, y in zip(a, b)), F(0))
+    along_l0 = [a - dot(ga, g0) / dot(g0, g0) * b for a, b in zip(ga, g0)]   # ⊥ ∇ℓ0, not ⊥ ∇z^3_1
+    along_za = [a - dot(g0, ga) / dot(ga, ga) * b for a, b in zip(g0, ga)]   # ⊥ ∇z^3_1, not ⊥ ∇ℓ0
+    t = F(1, 10**4)
+    for d in (along_l0, along_za):
+        q = tuple(x + t * v for x, v in zip(p, d))
+        assert tl._wall_point(T, PLUS, SEED, (2, 0), q)          # still a wall point, on one of the two zero sets
+        with pytest.raises(CheckFailed, match=r"\(e2\) fails, the point is not a wall point"):
+            tl._valid_edge(ctx, T, seed, low, 0, frozenset(), q, "w")
+    with pytest.raises(CheckFailed, match="has no witnessed zero"):
+        tl._valid_edge(ctx, T, seed, _with(low, {1, 2}), 0, frozenset(), p, "w")
+
+
+def test_a_layer_1_edge_separates_by_u_j(example):
+    """The layer-1 edge ((+,+,+), (+,+)) → ((−,+,+), (+,+)) of unit 6 across H_1 at a point of the layer-1 flat of the
+    clash certificate: valid, and the same point is no wall point of the layer-2 edge of neuron 1."""
+    ctx, T, (seed, _, _) = example
+    x, d = (F(0), F(3), F(1, 5)), (F(0), F(41), F(-4))
+    p = tuple(a + F(1, 10**6) * b for a, b in zip(x, d))
+    assert T.u[0][0] * p[0] == 0 and tl._wall_point(T, PLUS, SEED, (1, 0), p)
+    other = tl._Cell((-1, 1, 1), SEED, frozenset(range(6)))
+    tl._valid_edge(ctx, T, seed, other, 5, frozenset(range(5)), p, "w")
+    with pytest.raises(CheckFailed, match="differ in 2 signs"):
+        tl._valid_edge(ctx, T, seed, tl._Cell((-1, 1, 1), LOW, frozenset(range(6))), 5, frozenset(), p, "w")
+
+
+def test_a3_ii_needs_every_layer_1_neuron_on_in_some_pattern(example):
+    ctx, T, cells = example
+    tl._a3(ctx, T, list(cells), "w")
+    minus = [tl._Cell((-1, 1, 1), r, frozenset()) for r in (SEED, LOW, (1, -1))]
+    with pytest.raises(CheckFailed, match=r"\(a3\)\(ii\) fails"):
+        tl._a3(ctx, T, minus, "w")                               # neuron 1 is off in every pattern reached
+    with pytest.raises(CheckFailed, match=r"\(a3\)\(i\) fails"):
+        tl._a3(ctx, T, [cells[0], cells[1]], "w")                # the pair differs in r_1 only
