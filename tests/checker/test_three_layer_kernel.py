@@ -128,3 +128,12 @@ def test_a3_ii_needs_every_layer_1_neuron_on_in_some_pattern(example):
         tl._a3(ctx, T, minus, "w")                               # neuron 1 is off in every pattern reached
     with pytest.raises(CheckFailed, match=r"\(a3\)\(i\) fails"):
         tl._a3(ctx, T, [cells[0], cells[1]], "w")                # the pair differs in r_1 only
+
+
+def test_e2_needs_l0_and_the_piece_independent():
+    """θ ∈ Ω(2, 2, 1, 1, 1) with z^3 = z^2 = x1 on ((+,+), (+)): across H_1 the piece is u_1 itself."""
+    net = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[1, 0]], [0]), ([[1]], [0]), ([[1]], [0])])
+    ctx, T = _theta(net)
+    a, b = tl._Cell((1, 1), (1,), frozenset({0})), tl._Cell((-1, 1), (1,), frozenset({0}))
+    with pytest.raises(CheckFailed, match=r"\(e2\) fails, the gradients of ℓ0 and z\^3_1 are dependent"):
+        tl._valid_edge(ctx, T, a, b, 0, frozenset(), (F(0), F(1)), "w")

@@ -224,8 +224,9 @@ def decide_deep(net: Network, *, timeout: float = 60.0, seed: int = 0, prover: s
         report = detect_mechanisms(net, timeout=min(timeout, budget.share_of("premise prover")), seed=seed,
                                    prover=prover, deadline=budget.deadline_of("mechanism detection"))
         spent.append(("mechanism detection", time.monotonic() - t))
-        # 2. the two-layer certificate (docs/mathematics.md §8), unless a simple mechanism already names the
-        #    hidden symmetry (a zero outgoing column is a layer flip too, but the simpler name is the right one)
+        # 2. the two-layer certificate (docs/mathematics.md §8) or the three-layer one (§12.11), unless a simple
+        #    mechanism already names the hidden symmetry (a zero outgoing column is a layer flip too, but the
+        #    simpler name is the right one)
         theorem = None
         depth = len(net.hidden_widths)
         if depth in (2, 3) and not any(m.kind in SIMPLE_KINDS for m in report.mechanisms):
