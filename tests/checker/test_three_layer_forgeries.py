@@ -181,7 +181,32 @@ def _seed_without_zero(d):
     cell["zeros"] = [z for z in cell["zeros"] if z["unit"] != _hyp(d)["pinning"][0]["unit"]]
 
 
+def _set(path, value):
+    def forge(d):
+        at = _hyp(d)
+        for key in path[:-1]:
+            at = at[key]
+        at[path[-1]] = value(at[path[-1]]) if callable(value) else value
+    return forge
+
+
 HYPOTHESIS_FORGERIES = {
+    "a seed index -1": (_set(("pinning", 0, "seed"), -1), "pinning 0: seed = -1 is outside [0, 3)"),
+    "an edge from index -1": (_set(("pinning", 0, "edges", 0, "from"), -1),
+                              "pinning 0, edge 0: from = -1 is outside [0, 3)"),
+    "an edge to index 3": (_set(("pinning", 0, "edges", 0, "to"), 3), "pinning 0, edge 0: to = 3 is outside [0, 3)"),
+    "an order of five units": (_set(("order",), lambda o: o[:5]), "order has 5 entries, expected 6"),
+    "five pinning entries": (_set(("pinning",), lambda p: p[:5]), "pinning has 5 entries, expected 6"),
+    "a pinning entry without edges": (_set(("pinning", 0), lambda e: {"unit": e["unit"], "seed": e["seed"]}),
+                                      "pinning 0: missing field 'edges'"),
+    "an edge without a point": (_set(("pinning", 0, "edges", 0), lambda e: {"from": e["from"], "to": e["to"]}),
+                                "pinning 0, edge 0: missing field 'point'"),
+    "a unit given as text": (_set(("pinning", 0, "unit"), "zero"), "pinning 0: unit: not an integer or 'p/q' string: 'zero'"),
+    "a cell without zeros": (_set(("cells", 0), lambda c: {k: v for k, v in c.items() if k != "zeros"}),
+                             "cell 0: missing field 'zeros'"),
+    "a cell sign string too short": (_set(("cells", 0, "cell"), "+"), "cell 0: signs must be a string of 2"),
+    "a region sign string with a zero": (_set(("regions", 0, "signs"), "+0+"),
+                                         "region 0: signs must be a string of 3"),
     "a region with one flat on a neuron": (_thin_region, "is not shown full"),
     "a flat listed twice": (_repeated_flat, "sorted, are [1, 3], and Lemma 10.12(c) needs b_(1) >= 2"),
     "a flat point off the flat": (_flat_point_off, "(B4) fails"),

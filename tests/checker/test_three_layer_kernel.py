@@ -87,6 +87,8 @@ def test_e4_either_on_the_head_or_on_the_tail_with_e3s(example):
     with pytest.raises(CheckFailed, match=r"\(e4\) fails, \|K̂ ∪ P\| is 2 on the head and 5 on the tail"):
         tl._valid_edge(ctx, T, _with(seed, range(5)), _with(low, {0, 1}), 0, P, p, "w")
     tl._valid_edge(ctx, T, _with(seed, range(5)), _with(low, {0, 1}), 0, frozenset({5}), p, "w")   # P counts
+    with pytest.raises(CheckFailed, match=r"\(e4\) fails, \|K̂ ∪ P\| is 4 on the head and 5 on the tail"):
+        tl._valid_edge(ctx, T, _with(seed, range(5)), _with(low, range(4)), 0, P, p, "w")      # n3 − 2 is too few
 
 
 def test_e2_needs_both_equations_and_the_wall(example):
