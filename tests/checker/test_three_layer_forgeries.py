@@ -207,6 +207,8 @@ HYPOTHESIS_FORGERIES = {
     "a cell sign string too short": (_set(("cells", 0, "cell"), "+"), "cell 0: signs must be a string of 2"),
     "a region sign string with a zero": (_set(("regions", 0, "signs"), "+0+"),
                                          "region 0: signs must be a string of 3"),
+    "a cell listed twice": (_set(("cells",), lambda c: c + c[:1]), "cell 3: the cell (+++, ++) is listed twice"),
+    "a region listed twice": (_set(("regions",), lambda r: r + r[:1]), "region 4: the region +++ is listed twice"),
     "a region with one flat on a neuron": (_thin_region, "is not shown full"),
     "a flat listed twice": (_repeated_flat, "sorted, are [1, 3], and Lemma 10.12(c) needs b_(1) >= 2"),
     "a flat point off the flat": (_flat_point_off, "(B4) fails"),

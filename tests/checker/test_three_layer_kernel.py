@@ -125,6 +125,8 @@ def test_a_layer_1_edge_separates_by_u_j(example):
 def test_a3_ii_needs_every_layer_1_neuron_on_in_some_pattern(example):
     ctx, T, cells = example
     tl._a3(ctx, T, list(cells), "w")
+    # differences from the first cell: r_1 alone, then both signs; from the second there would be r_2 alone
+    tl._a3(ctx, T, [cells[0], cells[1], tl._Cell(PLUS, (-1, -1), frozenset())], "w")
     minus = [tl._Cell((-1, 1, 1), r, frozenset()) for r in (SEED, LOW, (1, -1))]
     with pytest.raises(CheckFailed, match=r"\(a3\)\(ii\) fails"):
         tl._a3(ctx, T, minus, "w")                               # neuron 1 is off in every pattern reached
