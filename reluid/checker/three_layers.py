@@ -1,8 +1,7 @@
 """Checker for three hidden layers: Corollary 12.15's hypotheses and Theorem 12.37's clash points.
 
 Imports only the standard library, :mod:`reluid.model`, :mod:`reluid.certificates.schema`,
-:mod:`reluid.checker.registry`, :mod:`reluid.checker.readers`, :mod:`reluid.checker.linalg` and
-:mod:`reluid.errors`.  Nothing is shared with the producer (:mod:`reluid.analysis.deep.three_layers`):
+:mod:`reluid.checker.registry`, :mod:`reluid.checker.readers` and :mod:`reluid.checker.linalg`.  Nothing is shared with the producer (:mod:`reluid.analysis.deep.three_layers`):
 every piece, rank, sign and count below is recomputed from the network, and the certificate gives only
 points, directions and the choices a search made (which cells, which edges, which order).  Every loop
 whose length the evidence or the network controls is charged first.
