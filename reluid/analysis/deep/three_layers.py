@@ -528,7 +528,8 @@ def _pinning_evidence(th: _Theta, cells: dict, clock: _Clock) -> dict | None:
     return {"cells": cells_out, "order": list(order), "pinning": pinning}
 
 
-def hypotheses_evidence(net: Network, deadline: float | None = None) -> tuple[dict | None, D3Step | None]:
+def hypotheses_evidence(net: Network, deadline: float | None = None, *,
+                        cells: dict | None = None) -> tuple[dict | None, D3Step | None]:
     """Evidence of claim ``"deep-three-layer-hypotheses"`` (Corollary 12.15), or None.
 
     Parameters
@@ -537,6 +538,9 @@ def hypotheses_evidence(net: Network, deadline: float | None = None) -> tuple[di
         Three hidden layers (four layer maps).
     deadline : float, optional
         A ``time.monotonic()`` value; None is returned once it has passed.
+    cells : dict, optional
+        The nonempty two-layer cells with interior points, when the caller has them (as
+        :func:`analyse_three_layers` does, for both searches); else they are enumerated here.
 
     Returns
     -------
@@ -552,7 +556,7 @@ def hypotheses_evidence(net: Network, deadline: float | None = None) -> tuple[di
         if th is None:
             return None, step
         step = D3Step.FULL_REGIONS
-        cells = _two_layer_cells(net, th, clock)
+        cells = _two_layer_cells(net, th, clock) if cells is None else cells
         full = {}
         for s in sorted({s for s, _ in cells}, reverse=True):
             flats = _full_region(th, s, cells, clock)
@@ -789,7 +793,8 @@ def _clash_points(th: _Theta, cells: dict, clock: _Clock) -> list[tuple]:
     return points
 
 
-def clash_evidence(net: Network, deadline: float | None = None) -> tuple[dict | None, tuple[int, list[int]]]:
+def clash_evidence(net: Network, deadline: float | None = None, *,
+                   cells: dict | None = None) -> tuple[dict | None, tuple[int, list[int]]]:
     """Evidence of claim ``"deep-three-layer-clash"`` (Theorem 12.37 through (CP-L)), or None.
 
     For n0 = 3 and n2 < 3 only.  The flats are the edge bend flats of Definition 12.23(a) (layer-1 and
@@ -805,7 +810,7 @@ def clash_evidence(net: Network, deadline: float | None = None) -> tuple[dict | 
         th = _theta(net) if net.input_dim == 3 else None
         if th is None or th.n2 >= 3:
             return None, (0, [])
-        points = _clash_points(th, _two_layer_cells(net, th, clock), clock)
+        points = _clash_points(th, _two_layer_cells(net, th, clock) if cells is None else cells, clock)
         holds, stats = _cp_l(th, [x for x, _ in points])
         m = (len(points), [mi for _, _, mi in stats])
         if not holds:
@@ -891,9 +896,14 @@ def analyse_three_layers(net: Network, *, timeout: float | None = 60.0) -> Three
         return result(Verdict.UNKNOWN, Reason(ReasonCode.D3_WIDE, {"n0": n0, "n2": n2}))
     if n0 != 3:
         return result(Verdict.UNKNOWN, Reason(ReasonCode.D3_CLASH_INPUT, {"n0": n0}))
-    if len(net.layers) != 4 or _theta(net) is None:
+    th = _theta(net) if len(net.layers) == 4 else None
+    if th is None:
         return result(Verdict.UNKNOWN, Reason(ReasonCode.D3_HYPOTHESIS, {"step": D3Step.H0_T0}))
-    clash, m = clash_evidence(net, deadline=end)
+    try:        # the two-layer cells, shared by both searches
+        cells = _two_layer_cells(net, th, _Clock(end))
+    except _OutOfTime:
+        return result(Verdict.UNKNOWN, Reason(ReasonCode.D3_TIMEOUT, {"step": D3Step.CLASH_POINTS}))
+    clash, m = clash_evidence(net, deadline=end, cells=cells)
     if clash is None:
         if late():
             return result(Verdict.UNKNOWN, Reason(ReasonCode.D3_TIMEOUT, {"step": D3Step.CLASH_POINTS}))
@@ -907,7 +917,7 @@ def analyse_three_layers(net: Network, *, timeout: float | None = 60.0) -> Three
                   if r.outcome is not Outcome.NONE]
         return result(Verdict.UNKNOWN, Reason(ReasonCode.D3_FLIPS, {"layers": layers}), clash=clash, cp_l=tuple(m[1]),
                       layer_flips=tuple(flips))
-    hyp, step = hypotheses_evidence(net, deadline=end)
+    hyp, step = hypotheses_evidence(net, deadline=end, cells=cells)
     if hyp is None:
         code = ReasonCode.D3_TIMEOUT if late() else ReasonCode.D3_HYPOTHESIS
         return result(Verdict.UNKNOWN, Reason(code, {"step": step}), clash=clash, cp_l=tuple(m[1]),
