@@ -94,12 +94,16 @@ def _germ_off_the_flat(d):
 CLASH_FORGERIES = {
     "a clash point listed twice": (_dup_point, "a clash point is listed twice"),
     "the clash points of H_1 dropped": (_drop_H1, "(CP-L) fails: m_(i) sorted is [0, 3, 3], and m_(1) < 1"),
-    "a point moved off its flats": (_shift_point, "does not lie on the flat"),
-    "a zero germ": (_zero_direction, "the direction is 0"),
-    "a germ out of the wall": (_outward_germ, "the germ leaves the wall (defining function 1 of layer 1)"),
-    "one flat at a point": (_single_flat, "not a clash point, the normals of its flats span at most n2 = 2"),
-    "another unit": (_other_unit, "point 0, flat 1"),
-    "a germ off the flat": (_germ_off_the_flat, "the germ x + t·d does not lie on the flat"),
+    "a point moved off its flats": (_shift_point,
+                                    "point 0, flat 0: the germ x + t·d does not lie on the flat ℓ0 = 0 = z^3_6"),
+    "a zero germ": (_zero_direction, "point 0, flat 0: the direction is 0"),
+    "a germ out of the wall": (_outward_germ,
+                               "point 0, flat 0: the germ leaves the wall (defining function 1 of layer 1)"),
+    "one flat at a point": (_single_flat,
+                            "point 0: not a clash point, the normals of its flats span at most n2 = 2 dimensions"),
+    "another unit": (_other_unit, "point 0, flat 1: the germ x + t·d does not lie on the flat ℓ0 = 0 = z^3_1"),
+    "a germ off the flat": (_germ_off_the_flat,
+                            "point 0, flat 1: the germ x + t·d does not lie on the flat ℓ0 = 0 = z^3_6"),
 }
 
 
@@ -201,28 +205,48 @@ HYPOTHESIS_FORGERIES = {
                                       "pinning 0: missing field 'edges'"),
     "an edge without a point": (_set(("pinning", 0, "edges", 0), lambda e: {"from": e["from"], "to": e["to"]}),
                                 "pinning 0, edge 0: missing field 'point'"),
-    "a unit given as text": (_set(("pinning", 0, "unit"), "zero"), "pinning 0: unit: not an integer or 'p/q' string: 'zero'"),
+    "a unit given as text": (_set(("pinning", 0,
+                             "unit"), "zero"), "pinning 0: unit: not an integer or 'p/q' string: 'zero'"),
     "a cell without zeros": (_set(("cells", 0), lambda c: {k: v for k, v in c.items() if k != "zeros"}),
                              "cell 0: missing field 'zeros'"),
-    "a cell sign string too short": (_set(("cells", 0, "cell"), "+"), "cell 0: signs must be a string of 2"),
+    "a cell sign string too short": (_set(("cells", 0,
+                                     "cell"), "+"), "cell 0: signs must be a string of 2 characters '+' or '-', "
+                                     "got '+'"),
     "a region sign string with a zero": (_set(("regions", 0, "signs"), "+0+"),
-                                         "region 0: signs must be a string of 3"),
+                                         "region 0: signs must be a string of 3 characters '+' or '-', got '+0+'"),
     "a cell listed twice": (_set(("cells",), lambda c: c + c[:1]), "cell 3: the cell (+++, ++) is listed twice"),
     "a region listed twice": (_set(("regions",), lambda r: r + r[:1]), "region 4: the region +++ is listed twice"),
-    "a region with one flat on a neuron": (_thin_region, "is not shown full"),
-    "a flat listed twice": (_repeated_flat, "sorted, are [1, 3], and Lemma 10.12(c) needs b_(1) >= 2"),
-    "a flat point off the flat": (_flat_point_off, "(B4) fails"),
-    "a level-2 triple with r_i = −": (_flat_on_negative_side, "a level-2 bend triple needs r_"),
-    "no rigid edge of label 3": (_drop_label, "label 3 is missing"),
-    "an edge listed from s_j = −": (_edge_from_minus, "is listed from the end with s_j = +"),
-    "an order with a repeat": (_not_a_permutation, "repeated index"),
-    "a unit out of order": (_unit_not_the_order, "the unit is not entry 0 of the order"),
-    "an edge from a cell not reached": (_edge_from_unreached, "the edge leaves a cell not reached yet"),
-    "too few cells for (a3)": (_one_edge_only, "(a3)(i) fails"),
-    "an edge flipping two signs": (_two_signs, "differ in 2 signs"),
-    "an edge point inside the cell": (_edge_point_off_wall, "(e2) fails"),
-    "a zero moved off Z(z^3_k)": (_zero_moved, "cell 0, zero 0: not a point of C_"),
-    "a seed without the unit's zero": (_seed_without_zero, "has no witnessed zero on its seed"),
+    "a region with one flat on a neuron": (_thin_region,
+                                           "region 1: R_++- is not shown full: the distinct level-2 flats per "
+                                           "neuron, sorted, are [1, 3], and Lemma 10.12(c) needs b_(1) >= 2"),
+    "a flat listed twice": (_repeated_flat,
+                            "region 1: R_++- is not shown full: the distinct level-2 flats per neuron, sorted, are "
+                            "[1, 3], and Lemma 10.12(c) needs b_(1) >= 2"),
+    "a flat point off the flat": (_flat_point_off,
+                                  "region 0, flat 0: (B4) fails, the point is not on the flat z^2_1 = 0 = z^3_1"),
+    "a level-2 triple with r_i = −": (_flat_on_negative_side,
+                                      "region 0, flat 0: a level-2 bend triple needs r_1 = + (Definition 12.13)"),
+    "no rigid edge of label 3": (_drop_label,
+                                 "Theorem 12.14 needs every label among the rigid edges; label 3 is missing"),
+    "an edge listed from s_j = −": (_edge_from_minus,
+                                    "edge 0: a rigid edge (s, s^(j), j) is listed from the end with s_j = +"),
+    "an order with a repeat": (_not_a_permutation, "order: repeated index"),
+    "a unit out of order": (_unit_not_the_order, "pinning 0: the unit is not entry 0 of the order"),
+    "an edge from a cell not reached": (_edge_from_unreached,
+                                        "pinning 0, edge 0: the edge leaves a cell not reached yet"),
+    "too few cells for (a3)": (_one_edge_only,
+                               "pinning 0: (a3)(i) fails: the same-pattern differences of the cells reached have "
+                               "rank < n2"),
+    "an edge flipping two signs": (_two_signs,
+                                   "pinning 0, edge 2: the cells (+++, -+) and (+++, +-) differ in 2 signs, an "
+                                   "edge flips exactly one"),
+    "an edge point inside the cell": (_edge_point_off_wall,
+                                      "pinning 0, edge 0: (e2) fails, the point is not a wall point of the edge "
+                                      "with ℓ0 = 0 = z^3_1"),
+    "a zero moved off Z(z^3_k)": (_zero_moved,
+                                  "cell 0, zero 0: not a point of C_(+++, ++) on the zero set of a non-constant "
+                                  "z^3_1"),
+    "a seed without the unit's zero": (_seed_without_zero, "pinning 0: unit 1 has no witnessed zero on its seed"),
 }
 
 
@@ -232,8 +256,10 @@ def test_a_forgery_is_rejected(name):
     d = _doc()
     forge(d)
     rep = _check(d)
+    claim = "three-layer-clash (deep-three-layer-clash)" if name in CLASH_FORGERIES else \
+        "three-layer-hypotheses (deep-three-layer-hypotheses)"
     assert not rep.valid
-    assert why in rep.reason, rep.reason
+    assert rep.reason == f"claim {claim} is false: {why}", rep.reason      # the checker's own words, exactly
 
 
 @pytest.mark.parametrize("kind, what", [
