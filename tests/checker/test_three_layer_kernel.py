@@ -203,3 +203,13 @@ def test_the_valid_certificate_is_charged_phase_by_phase(monkeypatch):
     hyp = LEDGER["three-layer-hypotheses"]
     assert hyp["(e3)"] == (12 * 4 * n3 * (n1 + n2 + 2), 12) and hyp["goodness"] == (3 * 4 * 6 * n3, 3)
     assert hyp["(a3)(i)"] == (6 * 4 * 3 * n2 * (n0 + 1), 6) and hyp["H0₁"] == (4 * n1 * (n0 + 1) * n0, 1)
+
+
+def test_a3_on_pieces_with_zero_coefficients():
+    """On SMALL the pieces of layer 2 are z^2 = (x1, x2), with zero coefficients: from the cell r = (+,+), the cells
+    r = (−,+) and (+,−) differ by z^2_1 and by z^2_2 alone, rank 2 = n2; W^1 = I, so both neurons are on (rank 2)."""
+    ctx, T = _theta(SMALL)
+    cells = [tl._Cell((1, 1), r, frozenset()) for r in ((1, 1), (-1, 1), (1, -1))]
+    tl._a3(ctx, T, cells, "w")
+    with _rejected("w: (a3)(i) fails: the same-pattern differences of the cells reached have rank < n2"):
+        tl._a3(ctx, T, cells[:2], "w")
