@@ -206,10 +206,40 @@ def test_the_valid_certificate_is_charged_phase_by_phase(monkeypatch):
 
 
 def test_a3_on_pieces_with_zero_coefficients():
-    """On SMALL the pieces of layer 2 are z^2 = (x1, x2), with zero coefficients: from the cell r = (+,+), the cells
-    r = (−,+) and (+,−) differ by z^2_1 and by z^2_2 alone, rank 2 = n2; W^1 = I, so both neurons are on (rank 2)."""
+    """On SMALL the pieces of layer 2 are z^2 = (x1, x2), with zero coefficients: from the cell r = (+,+), the
+    cells r = (−,+) and (+,−) differ by z^2_1 and by z^2_2 alone, rank 2 = n2; W^1 = I, so both neurons are on
+    (rank 2)."""
     ctx, T = _theta(SMALL)
     cells = [tl._Cell((1, 1), r, frozenset()) for r in ((1, 1), (-1, 1), (1, -1))]
     tl._a3(ctx, T, cells, "w")
     with _rejected("w: (a3)(i) fails: the same-pattern differences of the cells reached have rank < n2"):
         tl._a3(ctx, T, cells[:2], "w")
+
+
+#: θ ∈ Ω(2, 2, 3, 2, 1) with z^2 = (x1, x2, x1 + x2 − 2) on the cell ((+,+), (+,+,+)); the edge across z^2_3 = 0
+#: (ℓ0 = x1 + x2 − 2) at p = (1, 1) for unit 1 (z^3_1 = x1 + 2x2 − 3 on both cells); on the head (+,+,−) the
+#: piece z^3_2 = 2x1 + 3x2 − 5 = z^3_1 + ℓ0 lies in the span of ℓ0 and z^3_1 and is exempt by nothing
+def _e3_net(bias_2):
+    return Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[1, 0], [0, 1], [1, 1]], [0, 0, -2]),
+                               ([[1, 2, 0], [2, 3, 0]], [-3, bias_2]), ([[1, 1]], [0])])
+
+
+def test_e3_on_the_head_of_an_edge():
+    a, b = tl._Cell((1, 1), (1, 1, 1), frozenset({0})), tl._Cell((1, 1), (1, 1, -1), frozenset({0}))
+    p = (F(1), F(1))
+    ctx, T = _theta(_e3_net(-5))
+    with _rejected("w: (e3t) fails on the head"):
+        tl._valid_edge(ctx, T, a, b, 0, frozenset(), p, "w")
+    ctx, T = _theta(_e3_net(-4))                          # z^3_2 = 2x1 + 3x2 − 4: rank 3 with ℓ0 and z^3_1
+    tl._valid_edge(ctx, T, a, b, 0, frozenset(), p, "w")  # and |K̂| = 1 = n3 − 1 on the head: (e4t)
+
+
+def test_goodness_is_asked_of_the_seed_and_of_both_ends_of_an_edge():
+    ctx, T = _theta(SMALL)
+    bad = tl._Cell((1, 1), (1, 1), frozenset({0}))      # piece 0 is witnessed and piece 1 is proportional to it
+    words = "the cell (++, ++) is not good (a witnessed piece is proportional to another non-constant piece)"
+    with _rejected(f"pinning 0, seed: {words}"):
+        tl._pinning(ctx, T, [bad], [0, 1, 2, 3], [{"unit": u, "seed": 0, "edges": []} for u in range(4)])
+    with _rejected(f"w: {words}"):
+        other = tl._Cell((1, 1), (1, -1), frozenset({0}))
+        tl._valid_edge(ctx, T, bad, other, 0, frozenset(), (F(1), F(0)), "w")
