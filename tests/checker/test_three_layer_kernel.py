@@ -243,3 +243,18 @@ def test_goodness_is_asked_of_the_seed_and_of_both_ends_of_an_edge():
     with _rejected(f"w: {words}"):
         other = tl._Cell((1, 1), (1, -1), frozenset({0}))
         tl._valid_edge(ctx, T, bad, other, 0, frozenset(), (F(1), F(0)), "w")
+
+
+def test_rigidity_is_rank_3_of_u_j_and_the_layer_2_pieces():
+    """On SMALL, u_1 = x1 = z^2_1 on R_(+,+): rank[u_1; z^2_1; z^2_2] = 2.  With W^2 = [[1, 1], [1, −1]] and
+    b^2 = (0, −1), z^2 = (x1 + x2, x1 − x2 − 1) and both edges from R_(+,+) are rigid (rank 3 with x1 and x2)."""
+    full = {(1, 1), (-1, 1), (1, -1)}
+    ctx, T = _theta(SMALL)
+    with _rejected("edge 0: not rigid, rank[u_1; z^2_1; z^2_2] < 3 on R_++"):
+        tl._rigid_edges(ctx, T, [{"signs": "++", "label": 0}], full)
+    mixed = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[1, 1], [1, -1]], [0, -1]), ([[1, 1]], [0]),
+                                ([[1]], [0])])
+    ctx, T = _theta(mixed)
+    tl._rigid_edges(ctx, T, [{"signs": "++", "label": 0}, {"signs": "++", "label": 1}], full)
+    with _rejected("Theorem 12.14 needs every label among the rigid edges; label 2 is missing"):
+        tl._rigid_edges(ctx, T, [{"signs": "++", "label": 0}], full)
