@@ -18,6 +18,8 @@ import pytest
 from reluid.analysis.deep.three_layers import analyse_three_layers
 from reluid.certificates.schema import from_json
 from reluid.checker.check import check_certificate
+from reluid.checker.registry import VERIFIERS, Budget, Context
+from reluid.errors import CheckFailed
 from reluid.io.loader import load
 from reluid.model.network import Network
 from reluid.verdicts import ReasonCode, Verdict
@@ -268,16 +270,37 @@ HYPOTHESIS_FORGERIES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted({**CLASH_FORGERIES, **HYPOTHESIS_FORGERIES}))
-def test_a_forgery_is_rejected(name):
-    forge, why = {**CLASH_FORGERIES, **HYPOTHESIS_FORGERIES}[name]
+CLAIMS = {"deep-three-layer-clash": "three-layer-clash", "deep-three-layer-hypotheses": "three-layer-hypotheses"}
+
+
+def _forged(name):
+    """The certificate document with the named forgery, and the kind of the claim it forges."""
+    forge, _ = {**CLASH_FORGERIES, **HYPOTHESIS_FORGERIES}[name]
     d = _doc()
     forge(d)
+    return d, "deep-three-layer-clash" if name in CLASH_FORGERIES else "deep-three-layer-hypotheses"
+
+
+@pytest.mark.parametrize("name", sorted({**CLASH_FORGERIES, **HYPOTHESIS_FORGERIES}))
+def test_a_forgery_is_rejected(name):
+    """The forged claim's verifier, run as reluid check runs it (its own context on the certificate's network),
+    rejects it in the checker's own words, exactly; the other claim is not re-run (the test after this one shows
+    that a rejected claim makes the whole certificate invalid)."""
+    d, kind = _forged(name)
+    cert = from_json(json.dumps(d))
+    claim = next(c for c in cert.claims if c.kind == kind)
+    with pytest.raises(CheckFailed) as e:
+        VERIFIERS[kind](claim.evidence, Context(cert.network, claim.id, Budget()))
+    assert (e.value.claim, e.value.reason) == (CLAIMS[kind], {**CLASH_FORGERIES, **HYPOTHESIS_FORGERIES}[name][1])
+
+
+@pytest.mark.parametrize("name", ["a zero germ", "a cell listed twice"])
+def test_a_forged_claim_makes_the_certificate_invalid(name):
+    d, kind = _forged(name)
     rep = _check(d)
-    claim = "three-layer-clash (deep-three-layer-clash)" if name in CLASH_FORGERIES else \
-        "three-layer-hypotheses (deep-three-layer-hypotheses)"
+    why = {**CLASH_FORGERIES, **HYPOTHESIS_FORGERIES}[name][1]
     assert not rep.valid
-    assert rep.reason == f"claim {claim} is false: {why}", rep.reason      # the checker's own words, exactly
+    assert rep.reason == f"claim {CLAIMS[kind]} ({kind}) is false: {why}", rep.reason
 
 
 @pytest.mark.parametrize("kind, what", [
