@@ -93,6 +93,22 @@ def _germ_off_the_flat(d):
     fl["direction"] = [str(F(v) + 1) for v in fl["direction"]]
 
 
+_F0, _R0 = ("points", 0, "flats", 0), ("regions", 0, "flats", 0)
+
+
+def _set_clash(path, value):
+    def forge(d):
+        at = _clash(d)
+        for key in path[:-1]:
+            at = at[key]
+        at[path[-1]] = value(at[path[-1]]) if callable(value) else value
+    return forge
+
+
+def _without(field):
+    return lambda f: {k: v for k, v in f.items() if k != field}
+
+
 CLASH_FORGERIES = {
     "a clash point listed twice": (_dup_point, "a clash point is listed twice"),
     "the clash points of H_1 dropped": (_drop_H1, "(CP-L) fails: m_(i) sorted is [0, 3, 3], and m_(1) < 1"),
@@ -106,6 +122,26 @@ CLASH_FORGERIES = {
     "another unit": (_other_unit, "point 0, flat 1: the germ x + t·d does not lie on the flat ℓ0 = 0 = z^3_1"),
     "a germ off the flat": (_germ_off_the_flat,
                             "point 0, flat 1: the germ x + t·d does not lie on the flat ℓ0 = 0 = z^3_6"),
+    "a clash flat without a direction": (_set_clash(_F0, _without("direction")),
+                                         "point 0, flat 0: missing field 'direction'"),
+    "a clash flat's layer-1 signs too short": (_set_clash(_F0 + ("signs",), "+-"), "point 0, flat 0: signs must be "
+                                               "a string of 3 characters '+' or '-', got '+-'"),
+    "a clash flat's cell signs too long": (_set_clash(_F0 + ("cell",), "+++"), "point 0, flat 0: signs must be a "
+                                           "string of 2 characters '+' or '-', got '+++'"),
+    "a clash flat of layer 3": (_set_clash(_F0 + ("layer",), 3), "point 0, flat 0: layer = 3 is outside [1, 3)"),
+    "a clash flat of layer 0": (_set_clash(_F0 + ("layer",), 0), "point 0, flat 0: layer = 0 is outside [1, 3)"),
+    "a clash flat's layer as text": (_set_clash(_F0 + ("layer",), "two"),
+                                     "point 0, flat 0: layer: not an integer or 'p/q' string: 'two'"),
+    "a layer-2 clash flat of neuron index 2": (_set_clash(_F0 + ("index",), 2),
+                                               "point 0, flat 0: index = 2 is outside [0, 2)"),
+    "a layer-1 clash flat of neuron index 3": (_set_clash(("points", 0, "flats", 2, "index"), 3),
+                                               "point 0, flat 2: index = 3 is outside [0, 3)"),
+    "a clash flat of index -1": (_set_clash(_F0 + ("index",), -1), "point 0, flat 0: index = -1 is outside [0, 2)"),
+    "a clash flat of unit index 6": (_set_clash(_F0 + ("unit",), 6), "point 0, flat 0: unit = 6 is outside [0, 6)"),
+    "a clash flat of unit index -1": (_set_clash(_F0 + ("unit",), -1),
+                                      "point 0, flat 0: unit = -1 is outside [0, 6)"),
+    "a clash flat's direction of two coordinates": (_set_clash(_F0 + ("direction",), lambda p: p[:2]),
+                                                    "point 0, flat 0: direction: every point needs 3 coordinates"),
 }
 
 
@@ -232,6 +268,18 @@ HYPOTHESIS_FORGERIES = {
     "a rigid edge of label index -1": (_set(("edges", 0, "label"), -1), "edge 0: label = -1 is outside [0, 3)"),
     "a rigid edge's label as text": (_set(("edges", 0, "label"), "one"),
                                      "edge 0: label: not an integer or 'p/q' string: 'one'"),
+    "a level-2 flat without a point": (_set(_R0, _without("point")), "region 0, flat 0: missing field 'point'"),
+    "a level-2 flat's cell signs too short": (_set(_R0 + ("cell",), "+"), "region 0, flat 0: signs must be a string "
+                                              "of 2 characters '+' or '-', got '+'"),
+    "a level-2 flat of neuron index 2": (_set(_R0 + ("neuron",), 2), "region 0, flat 0: neuron = 2 is outside [0, 2)"),
+    "a level-2 flat of neuron index -1": (_set(_R0 + ("neuron",), -1),
+                                          "region 0, flat 0: neuron = -1 is outside [0, 2)"),
+    "a level-2 flat of unit index 6": (_set(_R0 + ("unit",), 6), "region 0, flat 0: unit = 6 is outside [0, 6)"),
+    "a level-2 flat of unit index -1": (_set(_R0 + ("unit",), -1), "region 0, flat 0: unit = -1 is outside [0, 6)"),
+    "a level-2 flat's unit as text": (_set(_R0 + ("unit",), "one"),
+                                      "region 0, flat 0: unit: not an integer or 'p/q' string: 'one'"),
+    "a level-2 flat's point of two coordinates": (_set(_R0 + ("point",), lambda p: p[:2]),
+                                                  "region 0, flat 0: point: every point needs 3 coordinates"),
     "a region sign string with a zero": (_set(("regions", 0, "signs"), "+0+"),
                                          "region 0: signs must be a string of 3 characters '+' or '-', got '+0+'"),
     "a cell listed twice": (_set(("cells",), lambda c: c + c[:1]), "cell 3: the cell (+++, ++) is listed twice"),

@@ -258,3 +258,35 @@ def test_rigidity_is_rank_3_of_u_j_and_the_layer_2_pieces():
     tl._rigid_edges(ctx, T, [{"signs": "++", "label": 0}, {"signs": "++", "label": 1}], full)
     with _rejected("Theorem 12.14 needs every label among the rigid edges; label 2 is missing"):
         tl._rigid_edges(ctx, T, [{"signs": "++", "label": 0}], full)
+
+
+def _rejected_by(net, step=None):
+    ctx = Context(net, "c", Budget(10**9))
+    with pytest.raises(CheckFailed) as e:
+        T = tl._Theta(ctx)
+        step(ctx, T)
+    assert e.value.claim == "c"
+    return e.value.reason
+
+
+def test_theta_is_three_hidden_layers_on_at_least_two_inputs():
+    assert _rejected_by(Network.from_lists([([[1, 0]], [0]), ([[1]], [0]), ([[1]], [0])])) == \
+        "docs/mathematics.md §12 is about three hidden layers; the architecture is (2, 1, 1, 1)"
+    assert _rejected_by(Network.from_lists([([[1]], [0]), ([[1]], [0]), ([[1]], [0]), ([[1]], [0])])) == \
+        "docs/mathematics.md §12.5 needs input dimension n0 >= 2"
+
+
+def _in_omega_2_2_1_2_1(W1, b1, V):
+    return Network.from_lists([(W1, b1), ([[1, 1]], [0]), ([[1], [2]], [0, -1]), (V, [0])])
+
+
+def test_h0_and_t0_are_recomputed():
+    """H0₁: no row of [W^1 | b^1] is zero in its weights, no two are proportional; T0: no column of V is zero."""
+    h0t0 = tl._h0_t0
+    assert _rejected_by(_in_omega_2_2_1_2_1([[1, 0], [0, 0]], [0, 0], [[1, 1]]), h0t0) == "H0₁ fails: W^1_2 = 0"
+    assert _rejected_by(_in_omega_2_2_1_2_1([[1, 0], [2, 0]], [1, 2], [[1, 1]]), h0t0) == \
+        "H0₁ fails: the rows (W^1_1, b^1_1) and (W^1_2, b^1_2) are proportional"
+    assert _rejected_by(_in_omega_2_2_1_2_1([[1, 0], [0, 1]], [0, 0], [[1, 0]]), h0t0) == "T0 fails: V_(:,2) = 0"
+    for W1, b1 in (([[1, 0], [2, 0]], [1, 3]), ([[1, 0], [0, 1]], [0, 0])):   # parallel but distinct: H0₁ holds
+        ctx, T = _theta(_in_omega_2_2_1_2_1(W1, b1, [[1, 1]]))
+        tl._h0_t0(ctx, T)
