@@ -290,3 +290,24 @@ def test_h0_and_t0_are_recomputed():
     for W1, b1 in (([[1, 0], [2, 0]], [1, 3]), ([[1, 0], [0, 1]], [0, 0])):   # parallel but distinct: H0₁ holds
         ctx, T = _theta(_in_omega_2_2_1_2_1(W1, b1, [[1, 1]]))
         tl._h0_t0(ctx, T)
+
+
+def test_c_i_is_the_most_points_on_one_flat_of_codimension_2(monkeypatch):
+    """c_i of (CP-L): the most of the clash points on H_i that lie on one (n0 − 2)-flat (a line for n0 = 3, a
+    plane for n0 = 4), whatever the order of the points; the search over (n0 − 1)-subsets is charged."""
+    ctx, T = _theta(CERT.network)                                            # n0 = 3: lines in H_1 = {x1 = 0}
+    P = lambda *v: tuple(F(x) for x in v)                                    # noqa: E731
+    assert tl._max_on_flat(ctx, T, [P(0, 0, 0), P(0, 1, 0), P(0, 0, 1)]) == 2
+    line = [P(0, t, 2 * t) for t in range(4)]
+    assert tl._max_on_flat(ctx, T, [P(0, 5, 0)] + line + [P(0, 0, 7)]) == 4
+    assert tl._max_on_flat(ctx, T, line) == 4                                # all on one line
+    four = Network.from_lists([([[1, 0, 0, 0], [0, 1, 0, 0]], [0, 0]), ([[1, 1]], [0]), ([[1]], [0]), ([[1]], [0])])
+    ctx4, T4 = _theta(four)                                                  # n0 = 4: planes in {x1 = 0}
+    charged = []
+    charge = tl.charge_steps
+    monkeypatch.setattr(tl, "charge_steps", lambda c, steps, what: (charged.append((what, steps)),
+                                                                     charge(c, steps, what)))
+    pts = [P(0, 0, 0, 0), P(0, 1, 0, 0), P(0, 2, 0, 0), P(0, 0, 1, 0), P(0, 0, 0, 1), P(0, 1, 1, 1)]
+    assert tl._max_on_flat(ctx4, T4, pts) == 4      # the first triple is collinear (no plane): the search goes on
+    # C(6, 3) triples · 6 points · (n0 − 1)² · n0, four steps an operation
+    assert ("the largest number of points on a flat", 4 * 20 * 6 * 9 * 4) in charged
