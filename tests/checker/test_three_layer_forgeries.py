@@ -93,7 +93,7 @@ def _germ_off_the_flat(d):
     fl["direction"] = [str(F(v) + 1) for v in fl["direction"]]
 
 
-_F0, _R0 = ("points", 0, "flats", 0), ("regions", 0, "flats", 0)
+_F0, _R0, _Z0 = ("points", 0, "flats", 0), ("regions", 0, "flats", 0), ("cells", 0, "zeros", 0)
 
 
 def _set_clash(path, value):
@@ -280,6 +280,16 @@ HYPOTHESIS_FORGERIES = {
                                       "region 0, flat 0: unit: not an integer or 'p/q' string: 'one'"),
     "a level-2 flat's point of two coordinates": (_set(_R0 + ("point",), lambda p: p[:2]),
                                                   "region 0, flat 0: point: every point needs 3 coordinates"),
+    "a cell point on a wall of its cell": (_set(("cells", 0, "point"), ["0", "1", "1/2"]),
+                                           "cell 0: the point is not inside C_(+++, ++)"),
+    "a zero of unit index 6": (_set(_Z0 + ("unit",), 6), "cell 0, zero 0: unit = 6 is outside [0, 6)"),
+    "a zero of unit index -1": (_set(_Z0 + ("unit",), -1), "cell 0, zero 0: unit = -1 is outside [0, 6)"),
+    "a zero without a point": (_set(_Z0, _without("point")), "cell 0, zero 0: missing field 'point'"),
+    "a zero's point of two coordinates": (_set(_Z0 + ("point",), lambda p: p[:2]),
+                                          "cell 0, zero 0: point: every point needs 3 coordinates"),
+    "a cell's zeros not a list": (_set(("cells", 0, "zeros"), 5), "cell 0: zeros must be a list"),
+    "the regions not a list": (_set(("regions",), 5), "regions must be a list"),
+    "a region without flats": (_set(("regions", 0), _without("flats")), "region 0: missing field 'flats'"),
     "a region sign string with a zero": (_set(("regions", 0, "signs"), "+0+"),
                                          "region 0: signs must be a string of 3 characters '+' or '-', got '+0+'"),
     "a cell listed twice": (_set(("cells",), lambda c: c + c[:1]), "cell 3: the cell (+++, ++) is listed twice"),
