@@ -288,6 +288,7 @@ HYPOTHESIS_FORGERIES = {
     "a zero's point of two coordinates": (_set(_Z0 + ("point",), lambda p: p[:2]),
                                           "cell 0, zero 0: point: every point needs 3 coordinates"),
     "a cell's zeros not a list": (_set(("cells", 0, "zeros"), 5), "cell 0: zeros must be a list"),
+    "no region listed": (_set(("regions",), []), "Theorem 12.14 needs full regions, and none is listed"),
     "the regions not a list": (_set(("regions",), 5), "regions must be a list"),
     "a region without flats": (_set(("regions", 0), _without("flats")), "region 0: missing field 'flats'"),
     "a region sign string with a zero": (_set(("regions", 0, "signs"), "+0+"),
