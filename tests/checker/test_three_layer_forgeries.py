@@ -96,13 +96,20 @@ def _germ_off_the_flat(d):
 _F0, _R0, _Z0 = ("points", 0, "flats", 0), ("regions", 0, "flats", 0), ("cells", 0, "zeros", 0)
 
 
-def _set_clash(path, value):
-    def forge(d):
-        at = _clash(d)
-        for key in path[:-1]:
-            at = at[key]
-        at[path[-1]] = value(at[path[-1]]) if callable(value) else value
-    return forge
+def _setter(claim):
+    """``set(path, value)``: the forgery that replaces the field at ``path`` of ``claim``'s evidence by ``value``
+    (or by ``value(old)`` when it is callable)."""
+    def set_(path, value):
+        def forge(d):
+            at = claim(d)
+            for key in path[:-1]:
+                at = at[key]
+            at[path[-1]] = value(at[path[-1]]) if callable(value) else value
+        return forge
+    return set_
+
+
+_set_clash = _setter(_clash)
 
 
 def _without(field):
@@ -223,13 +230,7 @@ def _seed_without_zero(d):
     cell["zeros"] = [z for z in cell["zeros"] if z["unit"] != _hyp(d)["pinning"][0]["unit"]]
 
 
-def _set(path, value):
-    def forge(d):
-        at = _hyp(d)
-        for key in path[:-1]:
-            at = at[key]
-        at[path[-1]] = value(at[path[-1]]) if callable(value) else value
-    return forge
+_set = _setter(_hyp)
 
 
 HYPOTHESIS_FORGERIES = {
