@@ -287,7 +287,7 @@ def test_h0_and_t0_are_recomputed():
     assert _rejected_by(_in_omega_2_2_1_2_1([[1, 0], [2, 0]], [1, 2], [[1, 1]]), h0t0) == \
         "H0₁ fails: the rows (W^1_1, b^1_1) and (W^1_2, b^1_2) are proportional"
     assert _rejected_by(_in_omega_2_2_1_2_1([[1, 0], [0, 1]], [0, 0], [[1, 0]]), h0t0) == "T0 fails: V_(:,2) = 0"
-    for W1, b1 in (([[1, 0], [2, 0]], [1, 3]), ([[1, 0], [0, 1]], [0, 0])):   # parallel but distinct: H0₁ holds
+    for W1, b1 in (([[1, 0], [2, 0]], [1, 3]), ([[1, 0], [0, 1]], [0, 0])):   # parallel planes, crossing ones
         ctx, T = _theta(_in_omega_2_2_1_2_1(W1, b1, [[1, 1]]))
         tl._h0_t0(ctx, T)
 
