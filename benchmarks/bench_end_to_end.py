@@ -178,13 +178,23 @@ def main(argv=None) -> int:
             print("Deep, reluid certify --timeout 30 (mechanisms, functional dimension, certificate, its check)")
             for arch in [(64, 32, 32, 16, 10), (784, 128, 128, 10)]:
                 net = mlp_npz(arch, tmp / "deep.npz")
-                t, rc, out, _ = wall(reluid("certify", str(net), "--timeout", "30", "--format", "text"))
-                verdict = {0: "no-hidden-symmetries", 1: "hidden-symmetry", 3: "unknown"}.get(rc, f"exit {rc}")
-                said = next((ln for ln in out.splitlines() if ln.startswith("Locally identifiable:")), "")
+                t = time.perf_counter()
+                proc = subprocess.run(reluid("certify", str(net), "--timeout", "30", "--format", "text"), cwd=ROOT,
+                                      capture_output=True, text=True)
+                t = time.perf_counter() - t
+                lines = proc.stdout.splitlines()
+                verdict = next((ln.removeprefix("Verdict: ").lower() for ln in lines if ln.startswith("Verdict: ")),
+                               None)
+                if verdict is None:         # no report: an internal error or a refusal, said on stderr
+                    verdict = f"no report, exit {proc.returncode}: " + (proc.stderr.strip().splitlines() or [""])[-1]
+                said = next((ln for ln in lines if ln.startswith("Locally identifiable:")), "")
                 local = ("locally identifiable" if said.startswith(("Locally identifiable: yes",
                                                                      "Locally identifiable: claimed"))
-                         else said.removeprefix("Locally identifiable: ").split(":")[0] or "no such line")
-                print(f"{'-'.join(map(str, arch))}: {verdict}, {local}, {t:.1f} s", flush=True)
+                         else said.removeprefix("Locally identifiable: ").split(":")[0])
+                checked = next((ln.split(":", 1)[1].strip().split(" (")[0] for ln in lines
+                                if ln.startswith(("Re-verified by", "Re-verification:"))), "")
+                print(f"{'-'.join(map(str, arch))}: {', '.join(x for x in (verdict, local, checked) if x)}, "
+                      f"{t:.1f} s", flush=True)
     return 0
 
 

@@ -494,6 +494,7 @@ class ReasonCode(Name):
     H4_COVERED = "h4-covered"                          # the flats of ``I`` (``flats`` of them) are covered (``cover``)
     H4_FLAT_COUNTS = "h4-flat-counts"                  # bend flats per H_j (``counts``)
     H82_TIMEOUT = "h82-timeout"                        # the time ran out in ``phase`` (H82Phase), with its ``count``
+    H4_COVER_NODES = "h4-cover-nodes"                  # H4's cover search for one I passed ``limit`` nodes
     W_DEGENERATE_ROWS = "w-degenerate-rows"            # H0 / H0′: zero or proportional rows (``items``, ``more``)
     W_NEEDS_REGIONS = "w-needs-regions"                # the x frame needs the LP-guided region search (highspy)
     W_COVER = "w-cover"                                # H4 fails: flats per H_j (``counts``), ``exhaustive``

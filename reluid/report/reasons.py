@@ -370,6 +370,7 @@ _WORDS = {
     ReasonCode.H4_COVERED: _h4_covered,
     ReasonCode.H4_FLAT_COUNTS: _per_h,
     ReasonCode.H82_TIMEOUT: lambda p: f"timeout in {_H82_PHASE[p['phase']].format(n=p['count'])}",
+    ReasonCode.H4_COVER_NODES: lambda p: f"the H4 cover search exceeded its node budget ({p['limit']} nodes for one I)",
     ReasonCode.THEOREM_W_FAILS: lambda p: (f"{sentence(p['theorem_8_2'])}; Theorem W: {p['failed']} fails "
                                            f"({_part(p['detail'])})"),
     ReasonCode.THEOREM_W_NOT_STARTED: lambda p: "the time budget ran out before it started",

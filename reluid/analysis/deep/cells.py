@@ -121,12 +121,11 @@ def enumerate_cells(net: Network, *, max_cells: int = 5000, max_nodes: int = 500
         state["nodes"] += 1
         if state["nodes"] > max_nodes:
             raise CellBudget(Reason(ReasonCode.CELLS_NODES, {"limit": max_nodes}))
-        if deadline is not None and time.monotonic() > deadline:
-            raise CellBudget(Reason(ReasonCode.CELLS_TIMEOUT, {"nodes": state["nodes"]}))
+        late()
 
     def late():
         if deadline is not None and time.monotonic() > deadline:
-            raise CellBudget(f"timeout after {state['nodes']} nodes")
+            raise CellBudget(Reason(ReasonCode.CELLS_TIMEOUT, {"nodes": state["nodes"]}))
 
     def feasible(rows):
         B = [list(a) for a, _ in rows]

@@ -502,7 +502,7 @@ def _cover(U, blocks, budget, nodes):
         return None
     nodes[0] -= 1
     if nodes[0] < 0:
-        raise _Budget("the H4 cover search exceeded its node budget")
+        raise _Budget(Reason(ReasonCode.H4_COVER_NODES, {"limit": COVER_NODES}))
     mx = max([len(b) for b in blocks] + [1])
     if len(U) > budget * mx:
         return None

@@ -118,3 +118,21 @@ def test_same_function_decides_the_flip_families():
                 else:
                     assert d15(x) != flipped(d15, F1, F2)(x)
     assert equal == {((), ()), ((), (0, 1, 2))}
+
+
+def test_a_deadline_inside_a_layer_stops_with_a_timeout_reason(monkeypatch):
+    """The deadline is checked before every exact row of a layer's forms (784-128-128-10 spent minutes in one
+    layer); passing it there stops the enumeration with the same structured reason as between nodes (a string
+    in its place crashed ``reluid certify`` of 784-128-128-10 with an internal error)."""
+    import reluid.analysis.deep.cells as cells_module
+    from reluid.report.reasons import sentence
+    from reluid.verdicts import ReasonCode
+
+    clock = iter(range(10**6))
+    monkeypatch.setattr(cells_module.time, "monotonic", lambda: next(clock))
+    en = enumerate_cells(CERTIFIED, timeout=0.5)      # deadline 0.5: the first row of layer 1 sees 1 > 0.5
+    assert not en.complete and en.nodes == 0 and en.cells == ()
+    assert en.reason.code is ReasonCode.CELLS_STOPPED
+    why = en.reason.params["why"]                    # a nested reason is frozen as its JSON form
+    assert why["code"] == ReasonCode.CELLS_TIMEOUT.value and dict(why["params"]) == {"nodes": 0}
+    assert "timeout after 0 nodes" in sentence(en.reason)

@@ -150,3 +150,20 @@ def test_glr_style_nets_are_mostly_certified_and_have_full_functional_dimension(
     for n, v in zip(nets, verdicts):
         if v is Verdict.NO_HIDDEN:      # Lemma F.6's consistency check, with the public fundim
             assert functional_dimension(n, method="cells").certified
+
+
+def test_the_cover_search_stops_at_its_node_budget_with_a_reason():
+    """H4's cover search (Lemma 8.6(e)) for one I is bounded by nodes; past the bound it stops with a structured
+    reason, nested in the §8 budget reason that the report words (it was a sentence in a Reason's place)."""
+    from reluid.analysis.deep.two_layers import COVER_NODES, _Budget, _cover
+
+    U, blocks = frozenset(range(6)), [frozenset({0, 1}), frozenset({2, 3}), frozenset({4, 5})]
+    assert _cover(U, blocks, 3, [COVER_NODES]) is not None           # three blocks cover the six flats
+    assert _cover(U, blocks, 2, [COVER_NODES]) is None               # two of at most two flats each cannot
+    with pytest.raises(_Budget) as stop:
+        _cover(U, blocks, 3, [2])
+    assert stop.value.why == Reason(ReasonCode.H4_COVER_NODES, {"limit": COVER_NODES})
+    words = sentence(Reason(ReasonCode.THEOREM_82_BUDGET, {"stopped": stop.value.why, "decided": ["H0", "H1"],
+                                                            "regions": 7, "full": 7, "flats": 6, "tested": 7, "n1": 3}))
+    assert words.startswith("beyond the budget of the §8 checks: the H4 cover search exceeded its node budget "
+                            f"({COVER_NODES} nodes for one I); decided: H0, H1;")
