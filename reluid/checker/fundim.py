@@ -111,26 +111,32 @@ def _integer_layers(net: Network):
     return out
 
 
-def _hidden_signs(layers, x) -> list[list[int]]:
-    """Signs of every hidden pre-activation at x, in exact integers."""
-    den = math.lcm(*(q.denominator for q in x)) if x else 1
-    h = [q.numerator * (den // q.denominator) for q in x]
-    scale = den
-    signs = []
+def _hidden_signs(layers, pts) -> list[list[list[int]]]:
+    """Signs of every hidden pre-activation at every point, in exact integers: one flint integer matrix
+    product per layer for all points (row i is point i times the lcm d_i of its denominators, so each row
+    carries its own positive scale d_i times the layers' denominators so far, which no sign depends on)."""
+    if not pts:
+        return []
+    H, scale = [], []
+    for x in pts:
+        den = math.lcm(*(q.denominator for q in x)) if x else 1
+        H.append([q.numerator * (den // q.denominator) for q in x])
+        scale.append([den])
+    signs = [[] for _ in pts]
     for W, b, dl in layers:
-        z = [bi * scale + sum(w * v for w, v in zip(row, h) if v) for row, bi in zip(W, b)]
-        signs.append([(v > 0) - (v < 0) for v in z])
-        h = [v if v > 0 else 0 for v in z]
-        scale *= dl
+        Z = (flint.fmpz_mat(len(H), len(W[0]) if W else 0, [v for row in H for v in row])
+             * flint.fmpz_mat(W).transpose() + flint.fmpz_mat(scale) * flint.fmpz_mat([b])).tolist()
+        for sg, z in zip(signs, Z):
+            sg.append([(v > 0) - (v < 0) for v in z])
+        H = [[v if v > 0 else 0 for v in z] for z in Z]
+        scale = [[s * dl] for s, in scale]
     return signs
 
 
 def _masks(ctx, net: Network, pts) -> list[list[list[bool]]]:
     """Step 1: the activation pattern of every point, which must be generic (no hidden pre-activation 0)."""
-    layers = _integer_layers(net)
     masks = []
-    for x in pts:
-        sg = _hidden_signs(layers, x)
+    for x, sg in zip(pts, _hidden_signs(_integer_layers(net), pts)):
         if any(v == 0 for layer in sg for v in layer):
             fail(ctx, f"point {[R.show(v) for v in x]} is not generic: a hidden pre-activation is 0 there "
                       "(not parametrically smooth)")

@@ -1,14 +1,16 @@
 """Checker for the block-triangular certificate of local identifiability (docs/mathematics.md §6.4, Theorem A3).
 
 Independent of the producer (:mod:`reluid.analysis.deep.triangular`): python-flint
-``nmod_mat`` and exact Python integers only, with the region maps of
-:mod:`reluid.checker.fundim`.  The evidence (``method: triangular``) lists
+``nmod_mat`` and exact Python integers only, with the exact evaluation and the
+residues of :mod:`reluid.checker.fundim`.  The evidence (``method: triangular``) lists
 rational ``points``, a prime ``prime``, ``bias_points`` and ``out_points``
 (indices of points) and ``blocks``: for hidden neurons (layer ℓ, neuron u,
 0-based), pairs (point index, c) with c ∈ F_p^k.  The checker
 
 1. evaluates every point exactly and requires it to be generic (its pattern s_i);
-2. computes, modulo p, the maps A^ℓ_{s_i} and the back-propagated outputs δ^ℓ_o(s_i);
+2. computes, modulo p, the back-propagated outputs δ^ℓ_o(s_i) and, for the weight parts C^ℓ of the maps
+   A^ℓ_{s_i}, matrices G^ℓ_i of width ρ = rank W^1 with col(C^ℓ) = col(G^ℓ) (:func:`_point_maps`; every
+   space below is computed from them, docs/mathematics.md §6.4, "The checker's spaces");
 3. r_b: the rank of β(i, o) = (δ^1_o, ..., δ^{d-1}_o, e_o) over the bias points;
    r_out: the rank of the columns j < n0 of the weight rows of A^{d-1} over the output points;
 4. for every listed (ℓ, u, i, c): γ = Σ_o c_o δ^ℓ_o(s_i) is 0 on the neurons of layer ℓ listed before u
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 import flint
 
 from reluid.checker import readers as R
+from reluid.checker.linalg import pivots_mod_p
 from reluid.checker.registry import charge, fail
 from reluid.model.network import Network
 
@@ -41,6 +44,10 @@ class TriangularRank:
     r_out: int
     r_hidden: int
     points: int
+
+
+#: the evidence fields the rank depends on (with the network)
+_FIELDS = ("prime", "points", "bias_points", "out_points", "blocks")
 
 
 def _read(ctx, evidence, net: Network):
@@ -77,109 +84,160 @@ def _nmod_rank(rows, ncols: int, p: int) -> int:
     return flint.nmod_mat(len(rows), ncols, [x for r in rows for x in r], p).rank()
 
 
-def _row_basis(M: "flint.nmod_mat") -> list[list[int]]:
-    Rm, r = M.rref()
-    return [[int(Rm[i, j]) for j in range(Rm.ncols())] for i in range(r)]
+def _layer_matrices(Wt, arch, p):
+    """W^l (n_l × n_{l-1}, the biases dropped) and its transpose as nmod_mat, l = 1, …, d (index 0 unused)."""
+    W = [None] + [flint.nmod_mat([row[:arch[l - 1]] for row in Wt[l - 1]], p) for l in range(1, len(arch))]
+    return W, [None] + [M.transpose() for M in W[1:]]
 
 
-def _space(arch, Wt, A, mask, l: int, p: int):
-    """(dim, basis rows or None): Y^ℓ = col(C) ∩ ker W^ℓ_S, C the weight part of A^{ℓ-1} (the identity for
-    ℓ = 1); for ℓ = 1 the basis is formed only when asked (``None``: not formed)."""
-    n_prev = arch[l - 1]
-    S = [Wt[l - 1][u][:n_prev] for u in range(arch[l]) if mask[l - 1][u]]
+def _column_basis(W1: "flint.nmod_mat", p: int):
+    """(Q, ρ): the pivot columns of W^1 (n1 × ρ, ρ its rank), a basis of its column space, so that
+    W^1 = Q·R with R (ρ × n0) of full row rank (R: the nonzero rows of the reduced row echelon form)."""
+    Rm, rho = W1.rref()
+    Q = flint.nmod_mat(W1.nrows(), rho, p)
+    for t, c in enumerate(pivots_mod_p(Rm, rho)):
+        for u in range(W1.nrows()):
+            Q[u, t] = W1[u, c]
+    return Q, rho
+
+
+def _diagonal(mask, p: int) -> "flint.nmod_mat":
+    D = flint.nmod_mat(len(mask), len(mask), p)
+    for u, on in enumerate(mask):
+        if on:
+            D[u, u] = 1
+    return D
+
+
+def _point_maps(W, WT, Q, arch, mask, p):
+    """(δ, G) of one point's region s: δ[l] (n_l × k) the back-propagated outputs at layer l, column o for
+    output o, δ^{d-1} = D_{d-1} (W^d)ᵀ and δ^l = D_l (W^{l+1})ᵀ δ^{l+1} (D_l the 0/1 diagonal of s at layer l);
+    and G[l] = D_l W^l ⋯ D_2 W^2 D_1 Q (n_l × ρ).  The weight part C^l of A^l_s (x ↦ h^l) is D_l W^l ⋯ D_1 W^1
+    = G[l]·R with R onto, so col(C^l) = col(G[l]): every space of step 4 is one of G's, of width ρ ≤ n0."""
+    d = len(arch) - 1
+    D = [None] + [_diagonal(m, p) for m in mask]
+    G = [None, D[1] * Q]
+    for l in range(2, d):
+        G.append(D[l] * (W[l] * G[l - 1]))
+    delta = [None] * d
+    for l in range(d - 1, 0, -1):
+        delta[l] = D[l] * (WT[l + 1] if l == d - 1 else WT[l + 1] * delta[l + 1])
+    return delta, G
+
+
+def _space(l: int, G, n0: int, rho: int, basis: bool):
+    """(dim Y^ℓ, (M, c) or None unless ``basis``) at one point, from its G (:func:`_point_maps`): the first c
+    columns of M span Y^ℓ (ℓ ≥ 2), or ker G[1] (ℓ = 1).
+
+    ℓ ≥ 2: Y^ℓ = col(C^{ℓ-1}) ∩ ker W^ℓ_S = G[ℓ-1]·ker G[ℓ] (W^ℓ_S G[ℓ-1] and G[ℓ] = D_ℓ W^ℓ G[ℓ-1] have
+    one kernel, which holds ker G[ℓ-1]), so dim Y^ℓ = rank G[ℓ-1] − rank G[ℓ].  ℓ = 1: Y^1 = ker W^1_S =
+    ker(G[1]·R) = R⁻¹(ker G[1]), of dimension n0 − ρ + dim ker G[1] (a sum of such preimages is the preimage
+    of the sum: n0 − ρ + the dimension of the sum of the ker G[1]).
+    """
     if l == 1:
-        r = flint.nmod_mat(S, p).rank() if S else 0
-        return n_prev - r, None
-    Am = A[l - 1]
-    C = flint.nmod_mat([[int(Am[w, j]) for w in range(n_prev)] for j in range(arch[0])], p)   # rows: Cᵀ
-    B = _row_basis(C)                                                                    # rows span col(C)
-    if not B:
-        return 0, []
-    if not S:
-        return len(B), B
-    M = flint.nmod_mat(S, p) * flint.nmod_mat(B, p).transpose()                       # |S| × dim col(C)
-    X, n = M.nullspace()
-    if not n:
-        return 0, []
-    K = flint.nmod_mat([[int(X[a, b]) for b in range(n)] for a in range(X.nrows())], p)
-    Y = K.transpose() * flint.nmod_mat(B, p)
-    return n, [[int(Y[a, b]) for b in range(Y.ncols())] for a in range(n)]
+        X, nk = G[1].nullspace()
+        return n0 - rho + nk, (X, nk) if basis else None
+    dim = G[l - 1].rank() - G[l].rank()
+    if not basis:
+        return dim, None
+    X, nk = G[l].nullspace()
+    return dim, (G[l - 1] * X, nk)
 
 
-def _kernel_rows(Wt, mask, arch, p: int) -> list[list[int]]:
-    """A basis of ker W^1_S as rows (layer 1: Y^1 itself)."""
-    n0 = arch[0]
-    S = [Wt[0][u][:n0] for u in range(arch[1]) if mask[0][u]]
-    if not S:
-        return [[int(i == j) for j in range(n0)] for i in range(n0)]
-    X, n = flint.nmod_mat(S, p).nullspace()
-    return [[int(X[a, b]) for a in range(n0)] for b in range(n)]
+def _span_rank(parts, nrows: int, p: int) -> int:
+    """The rank of the columns listed in ``parts``, pairs (M, c): the first c columns of M (``nrows`` rows),
+    put side by side by products with 0/1 placement matrices (no entry leaves flint)."""
+    total = sum(c for _, c in parts)
+    if not total:
+        return 0
+    side, at = flint.nmod_mat(nrows, total, p), 0
+    for M, c in parts:
+        S = flint.nmod_mat(M.ncols(), total, p)
+        for b in range(c):
+            S[b, at + b] = 1
+        side, at = side + M * S, at + c
+    return side.rank()
 
 
-#: flint's products, ranks and kernels run in C: 64 of their multiply-adds count as one step (as in
-#: reluid.checker.fundim); every entry read into or out of Python is a step of its own.
-FLINT_PER_STEP = 64
+#: flint's products, ranks and kernels run in C: 256 of their multiply-adds count as one step (its nmod_mat
+#: products take about 0.6 ns a multiply-add modulo a prime below 2^31 on this project's CI machine, so a step
+#: is about 0.15 µs); every entry read into or out of Python is a step of its own.
+FLINT_PER_STEP = 256
 
 
-def _charge(ctx, net: Network, pts, blocks) -> None:
-    """The work, before it is done: per point the exact evaluation, the region maps (their entries handed to
-    flint and read back, and the products A^ℓ = P_ℓ A^{ℓ-1} and δ^ℓ in C) ; per listed entry the space Y^ℓ
-    (C read from A^{ℓ-1}, the rank or kernel against W^ℓ_S in C, Y read back) and its share of the block's
-    rank.  Proportional to the real cost: 4-7 million steps a CPU second, like the other verifiers."""
+def _charge(ctx, net: Network, pts, bias, out, blocks) -> None:
+    """The work, before it is done, with ρ at its bound min(n0, n1): per point the exact evaluation (its
+    coordinates handed to flint, the integer products, the pre-activations read back); once the residues of
+    the network and the column basis Q; per point in use its diagonals and the products G[ℓ] and δ^ℓ; the
+    residues read for the bias rows and their rank; per listed entry γ and its space (ranks, or a kernel and
+    one product); per sum of spaces the placement products and the rank.  Proportional to the real cost:
+    5-10 million steps a CPU second at 1 k to 118 k parameters (`bench_fundim.py --triangular`)."""
     arch = net.architecture
     n0, k, d = arch[0], arch[-1], len(arch) - 1
+    hidden, rmax, F = arch[1:d], min(n0, arch[1]), FLINT_PER_STEP
     words = 1 + max(q.numerator.bit_length() + q.denominator.bit_length() for x in pts for q in x) // 64
-    entries = sum(arch[l] * (arch[l - 1] + 1) + arch[l] * arch[l + 1] + arch[l] * k for l in range(1, d))
-    flops = sum(arch[l] * (arch[l - 1] + 1) * (n0 + 1) for l in range(2, d)) \
-        + sum(arch[l] * arch[l + 1] * k for l in range(1, d))
-    per_point = net.n_params * words + entries + flops // FLINT_PER_STEP
-    ents = 0
-    for l, _, e in blocks:
-        if l == 1:      # the rank of W^1_S; a sum of several kernels: their bases read back, a rank over n0 columns
-            ents += len(e) * (n0 * arch[1] + n0 * arch[1] * min(arch[1], n0) // FLINT_PER_STEP)
-            ents += len(e) * (n0 * n0 + n0 ** 3 // FLINT_PER_STEP) if len(e) > 1 else 0
-        else:           # C read (n0 × n_{l-1}), its echelon form and kernel against W^l_S, Y read back, the sum
-            ents += len(e) * (2 * n0 * arch[l - 1] + arch[l] * arch[l - 1]
-                              + (n0 + arch[l]) * arch[l - 1] ** 2 // FLINT_PER_STEP)
-    charge(ctx, len(pts) * per_point + ents, "the triangular-certificate re-computation")
+    work = len(pts) * (n0 + sum(hidden) + net.n_params * words // F)
+    work += net.n_params + arch[1] * (rmax + n0 * rmax // F)
+    used = len(set(bias) | set(out) | {i for _, _, e in blocks for i, _ in e})
+    maps = sum(hidden) + (arch[1] ** 2 * rmax + sum(arch[l] * (arch[l - 1] + arch[l]) * rmax for l in range(2, d))
+                          + sum(arch[l] * (arch[l] + arch[l + 1]) * k for l in range(1, d))) // F
+    work += used * maps
+    rows, width = len(bias) * k, sum(arch[1:])
+    work += rows * width + rows * width * min(rows, width) // F
+
+    def rank(a, b):                         # an elimination of an a × b matrix: about a·b·min(a, b)/3 multiply-adds
+        return a * b * min(a, b) // 3
+
+    def span(nrows, parts):                 # parts of at most rmax columns each, placed side by side
+        total = parts * rmax
+        return total + (parts * nrows * rmax * total + rank(nrows, total)) // F
+
+    work += span(arch[d - 1], len(out))
+    for l, _, e in blocks:                  # γ; two ranks, or a kernel and a product
+        n_l, n_prev = arch[l], (rmax if l == 1 else arch[l - 1])
+        work += len(e) * (n_l + k + (n_l * k + rank(n_l, rmax) + rank(n_prev, rmax) + n_prev * rmax ** 2) // F)
+        work += span(n_prev, len(e)) if len(e) > 1 else 0
+    charge(ctx, work, "the triangular-certificate re-computation")
 
 
 def triangular_rank(net: Network, evidence, ctx) -> TriangularRank:
     """r of Theorem A3 for the listed points and blocks (steps 1-5 of the module docstring)."""
     if len(net.architecture) < 3:
         fail(ctx, "a triangular certificate is about networks with hidden layers")
-    p, pts, bias, out, blocks = _read(ctx, evidence, net)
-    key = ("triangular rank", net.sha256(), p, pts, bias, out, tuple((l, u, tuple(e)) for l, u, e in blocks))
-    if key not in ctx.budget.shared:      # the two claims of one certificate share the work
-        ctx.budget.shared[key] = _triangular_rank(ctx, net, p, pts, bias, out, blocks)
+    # the two claims of one certificate share the work: keyed by the repr of the fields it reads (equal reprs of
+    # JSON values are equal values), so that the evidence is read once (hashing 10^5 parsed Fractions took seconds)
+    key = ("triangular rank", net.sha256(), repr([evidence.get(f) for f in _FIELDS]))
+    if key not in ctx.budget.shared:
+        ctx.budget.shared[key] = _triangular_rank(ctx, net, *_read(ctx, evidence, net))
     return ctx.budget.shared[key]
 
 
 def _triangular_rank(ctx, net: Network, p, pts, bias, out, blocks) -> TriangularRank:
-    from reluid.checker.fundim import _masks, _region, _residue_layers
+    from reluid.checker.fundim import _masks, _residue_layers
 
     arch = net.architecture
     n0, k, d = arch[0], arch[-1], len(arch) - 1
-    _charge(ctx, net, pts, blocks)
+    _charge(ctx, net, pts, bias, out, blocks)
     masks = _masks(ctx, net, pts)
-    Wt = _residue_layers(ctx, net, p)
+    W, WT = _layer_matrices(_residue_layers(ctx, net, p), arch, p)
+    Q, rho = _column_basis(W[1], p)
     need = sorted(set(bias) | set(out) | {i for _, _, e in blocks for i, _ in e})
-    reg = {i: _region(Wt, arch, masks[i], p) for i in need}
+    reg = {i: _point_maps(W, WT, Q, arch, masks[i], p) for i in need}
     # bias block: β(i, o) = (δ^1_o, ..., δ^{d-1}_o, e_o)
-    beta = [[v for l in range(1, d) for v in reg[i][1][l][o]] + [int(o == t) for t in range(k)]
-            for i in bias for o in range(k)]
+    rows = {i: [[int(v) for v in reg[i][0][l].transpose().entries()] for l in range(1, d)] for i in bias}
+    beta = [[v for l in range(d - 1) for v in rows[i][l][o * arch[l + 1]:(o + 1) * arch[l + 1]]]
+            + [int(o == t) for t in range(k)] for i in bias for o in range(k)]
     r_b = _nmod_rank(beta, sum(arch[1:]), p)
-    # output weights: the columns j < n0 of the weight rows of A^{d-1}, over the output points
-    n_last = arch[d - 1]
-    cols = [[int(reg[i][0][d - 1][w, j]) for w in range(n_last)] for i in out for j in range(n0)]
-    r_out = _nmod_rank(cols, n_last, p)
+    # output weights: the columns j < n0 of the weight rows of A^{d-1} over the output points span what the
+    # columns of G[d-1] span (col(C^{d-1}) = col(G[d-1]))
+    r_out = _span_rank([(reg[i][1][d - 1], rho) for i in out], arch[d - 1], p)
     # hidden weight blocks
     spaces: dict = {}
     r_hidden = 0
     before: dict[int, list[int]] = {l: [] for l in range(1, d)}    # the neurons listed earlier, per layer
     for l, u, ents in blocks:
         for i, c in ents:
-            gamma = [sum(c[o] * reg[i][1][l][o][t] for o in range(k)) % p for t in range(arch[l])]
+            gamma = [int(v) for v in (reg[i][0][l] * flint.nmod_mat(k, 1, list(c), p)).entries()]
             if any(gamma[v] for v in before[l]):
                 fail(ctx, f"block ({l}, {u}), point {i}: the combination of outputs is not 0 on the neurons "
                           f"listed before {u} (its rows would not vanish on the earlier blocks)")
@@ -188,18 +246,13 @@ def _triangular_rank(ctx, net: Network, p, pts, bias, out, blocks) -> Triangular
         before[l].append(u)
         if not ents:
             continue
+        several = len(ents) > 1
         for i, _ in ents:
-            if (l, i) not in spaces:
-                spaces[(l, i)] = _space(arch, Wt, reg[i][0], masks[i], l, p)
-        if len(ents) == 1:
+            if (l, i) not in spaces or several and spaces[(l, i)][1] is None:
+                spaces[(l, i)] = _space(l, reg[i][1], n0, rho, several)
+        if not several:
             r_hidden += spaces[(l, ents[0][0])][0]
             continue
-        rows = []
-        for i, _ in ents:
-            dim, basis = spaces[(l, i)]
-            if basis is None:
-                basis = _kernel_rows(Wt, masks[i], arch, p)
-                spaces[(l, i)] = (dim, basis)
-            rows.extend(basis)
-        r_hidden += _nmod_rank(rows, arch[l - 1], p)
+        parts = [spaces[(l, i)][1] for i, _ in ents]
+        r_hidden += (n0 - rho if l == 1 else 0) + _span_rank(parts, rho if l == 1 else arch[l - 1], p)
     return TriangularRank(r_b + k * r_out + r_hidden, r_b, r_out, r_hidden, len(pts))

@@ -20,7 +20,7 @@ from reluid.checker.triangular import triangular_rank
 from reluid.errors import CheckFailed
 from tests.analysis.deep.test_triangular import evidence, mlp
 
-WORK = 5982          # the steps the checker charges for this certificate (the formula of ``_charge``)
+WORK = 1311          # the steps the checker charges for this certificate (the formula of ``_charge``)
 
 
 @pytest.fixture(scope="module")
@@ -102,8 +102,11 @@ def test_a_shallow_network_is_refused(case):
 #: (-1, -1): layer 1 off, layer 2 on; (1, -1): neuron 1 of layer 1 on; (1, 1/2), (2, 1): all on;
 #: (-1, 3): layer 2 off; (-1, 1/2), (-2, 1/3): neuron 2 of layer 1 on, layer 2 on
 POINTS = [["-1", "-1"], ["1", "-1"], ["1", "1/2"], ["-1", "3"], ["2", "1"], ["-1", "1/2"], ["-2", "1/3"]]
-#: per point n_params·words + maps, maps = (2 + 1)·3 + 1·3·3 + (2·1 + 1·1)·1 = 21 (the formula of ``_charge``)
-PER_POINT = 11 + 15
+#: the terms of ``_charge`` here (flint's products of so few entries are under a step, 256 multiply-adds):
+#: per point its n0 = 2 coordinates and 2 + 1 pre-activations read; per point in use its 2 + 1 diagonal
+#: entries; once the 11 residues and Q (n1·ρ = 2·2); the bias rows (5 of 4 entries); the output columns
+#: (4 points of ρ = 2); per listed entry n_l + k, per sum of spaces its placed columns (2 per point)
+PER_POINT, MAPS, ONCE, BIAS, OUT = 2 + 3, 3, 11 + 2 * 2, 5 * 4, 4 * 2
 
 
 def small():
@@ -130,10 +133,9 @@ def small_rank(ev, limit=1 << 40):
 
 
 def test_small_network_rank_and_work():
-    """r = D - N = 8 = 4 + 1·1 + (1 + 1 + 1); the work is 7 points and the three blocks' entries (layer 1:
-    e·(n0·n1 + n0·n1·min(n1, n0) // 64) + e·(n0² + n0³ // 64) for e > 1 entries; layer 2:
-    e·(2·n0·n1 + n2·n1 + (n0 + n2)·n1² // 64), flint's multiply-adds counted 64 to a step)."""
-    work = 7 * PER_POINT + (3 * 4 + 3 * 4) + (2 * 4 + 2 * 4) + 1 * (8 + 2)
+    """r = D - N = 8 = 4 + 1·1 + (1 + 1 + 1); the work is 7 points, all in use, and the three blocks' entries
+    (n_l + k each; the two sums of layer-1 kernels place ρ = 2 columns per point)."""
+    work = 7 * (PER_POINT + MAPS) + ONCE + BIAS + OUT + (3 * 3 + 3 * 2) + (2 * 3 + 2 * 2) + 1 * 2
     assert small_rank(small_ev(FULL)) == ((8, 4, 1, 3, 7), work)
     assert small_rank(small_ev(FULL, prime=3)) == ((8, 4, 1, 3, 7), work)        # 3 is the least prime taken
     assert small_rank(small_ev(FULL), limit=work)[0][0] == 8
@@ -143,10 +145,11 @@ def test_small_network_rank_and_work():
 
 
 def test_small_network_words_of_a_long_coordinate():
-    """A coordinate of 40 + 24 bits costs two machine words per parameter at every point (1 + 64 // 64)."""
+    """A coordinate of 40 + 24 bits costs two machine words per parameter at every point (1 + 64 // 64): under a
+    step here (22 multiply-adds of flint), so the work is that of eight points, one in use, and one entry."""
     far = [str(F(-(2**39 + 1), 2**23)), "-1"]          # layer 1 off, layer 2 on, like (-1, -1)
     ev = small_ev([[2, 0, [[0, [1]]]]], bias=(), out=(), points=POINTS + [far])
-    assert small_rank(ev) == ((0, 0, 0, 0, 8), 8 * (2 * 11 + 15) + 1 * (8 + 2))
+    assert small_rank(ev) == ((0, 0, 0, 0, 8), 8 * PER_POINT + ONCE + MAPS + 1 * 2)
 
 
 @pytest.mark.parametrize("blocks, bias, out, want", [
@@ -227,4 +230,26 @@ def test_the_two_claims_share_the_work_of_one_evidence_only():
     used = budget.used
     assert triangular_rank(net, small_ev(FULL), ctx).rank == 8 and budget.used == used
     assert triangular_rank(net, small_ev([[1, 0, []]] + FULL[1:]), ctx).rank == 7
-    assert budget.used == used + 7 * PER_POINT + (2 * 4 + 2 * 4) + 1 * (8 + 2)
+    assert budget.used == used + 7 * (PER_POINT + MAPS) + ONCE + BIAS + OUT + (2 * 3 + 2 * 2) + 1 * 2
+
+
+def test_the_work_formula_at_size():
+    """At 64-32-16-4 flint's terms of ``_charge`` count (256 multiply-adds to a step, ρ at its bound
+    min(n0, n1) = 32, an elimination of an a × b matrix a·b·min(a, b)/3), each term by hand:
+    10 points × (64 + 48 + 2676 // 256) = 1220; once 2676 + 32·(32 + 64·32 // 256) = 3956; 3 points in use
+    × (48 + (32²·32 + 16·48·32 + 32·48·4 + 16·20·4) // 256) = 903; bias rows 8·52 + 8·52·8 // 256 = 429;
+    output columns 96 + (3·16·32·96 + 8192) // 256 = 704; block (1, 0), two entries 2·(36 + 54740 // 256)
+    and their sum 64 + (2·32·32·64 + 21845) // 256: 1159; block (2, 3), one entry 20 + 46484 // 256 = 201."""
+    from reluid.checker.triangular import _charge
+    from reluid.model.network import Network
+
+    arch = (64, 32, 16, 4)
+    net = Network.from_lists([([[(i + j) % 3 - 1 for j in range(a)] for i in range(b)], [1] * b)
+                              for a, b in zip(arch, arch[1:])])
+    assert net.n_params == 2676
+    pts = [tuple(F(i - t) for t in range(64)) for i in range(10)]
+    c = (1, 0, 0, 0)
+    blocks = [(1, 0, [(0, c), (1, c)]), (2, 3, [(2, c)])]
+    budget = Budget(limit=1 << 40)
+    _charge(Context(net, "tri", budget), net, pts, (0, 1), (0, 1, 2), blocks)
+    assert budget.used == 1220 + 3956 + 903 + 429 + 704 + 1159 + 201
