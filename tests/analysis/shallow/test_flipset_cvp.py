@@ -282,3 +282,29 @@ def test_coefficients_past_two_to_the_52_are_refused(cvp_case):
     tau_hat = [float(Fraction(a[len(B)][t], 2 * d[t + 1])) for t in range(len(B))]
     with pytest.raises(ArithmeticError, match="2\\^52"):
         compiled.safe_radius(B, d, a, theta.n, r_hat, mu_hat, tau_hat)
+
+
+def test_an_fplll_abort_leaves_the_lll_basis():
+    """A float32 subnormal weight (2^-128) gives the kernel lattice entries past fplll's double precision: its BKZ
+    aborts ("infinite loop in babai", a RuntimeError from fpylll), which crashed reluid certify with an internal
+    error. BKZ only shortens the LLL basis, so the lattice certificate is made on that basis and verified."""
+    from reluid import api
+    from reluid.model.network import Network
+    from reluid.verdicts import Verdict
+
+    f32 = lambda rows: [[Fraction(float(np.float32(x))) for x in row] for row in rows]  # noqa: E731  (exact)
+    W1 = f32([[2.0**-128, 0.8216181397438049], [0.3304370641708374, -1.3031572103500366],
+              [0.9053558707237244, 0.4463745653629303], [-0.5369532108306885, 0.581118106842041],
+              [0.3645724058151245, 0.2941325008869171], [0.028422242030501366, 0.5467129945755005]])
+    b1 = f32([[0.003972210921347141, -0.02924567461013794, -0.07819084823131561, -0.02571922354400158,
+               0.0008142180740833282, -0.027560289949178696]])[0]
+    W2 = f32([[-1.355581283569336, -0.9445066452026367, -0.08738604933023453, -0.2110951989889145,
+               0.10682149976491928, 0.10866096615791321]])
+    net = Network.from_lists([(W1, b1), (W2, f32([[-0.037760499864816666]])[0])])
+    assert W1[0][0] == Fraction(1, 2**128)
+    cert = api.certify(net, timeout=60)
+    assert cert.verdict is Verdict.NO_HIDDEN
+    claim = next(c for c in cert.claims if c.kind == "no-flip-set")
+    assert claim.evidence["method"] == "lattice"
+    report = api.check(cert, net)
+    assert report.valid and report.verdict is Verdict.NO_HIDDEN

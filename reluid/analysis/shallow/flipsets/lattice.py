@@ -160,10 +160,13 @@ def bkz(B: list[list[int]], C: list[list[int]], blocks=(BKZ_BLOCK,), tours: int 
     from fpylll import BKZ, LLL, IntegerMatrix
 
     Mz = IntegerMatrix.from_matrix(B)
-    LLL.reduction(Mz)
-    for block in blocks:
-        BKZ.reduction(Mz, BKZ.Param(block_size=min(block, len(B)), max_loops=tours,
-                                    flags=BKZ.AUTO_ABORT | BKZ.MAX_LOOPS))
+    try:
+        LLL.reduction(Mz)
+        for block in blocks:
+            BKZ.reduction(Mz, BKZ.Param(block_size=min(block, len(B)), max_loops=tours,
+                                        flags=BKZ.AUTO_ABORT | BKZ.MAX_LOOPS))
+    except RuntimeError as e:      # fplll aborts, e.g. "infinite loop in babai" on entries past its precision
+        raise ArithmeticError(f"fplll stopped: {e}") from None
     B2 = [[int(Mz[i, c]) for c in range(Mz.ncols)] for i in range(Mz.nrows)]
     W = fmpz_mat(B2) * fmpz_mat(C)
     Wi = W.inv()
@@ -410,6 +413,8 @@ def _cvp_certificate(prob: Problem, prof: Profile, B, C, clock: Clock) -> Method
         sols = E.enumerate(0, r, radius, 0, target=tau)
     except EnumerationError:
         sols = []
+    except RuntimeError as e:      # fplll aborts: no certificate from it
+        raise ArithmeticError(f"fplll stopped: {e}") from None
     nodes = E.get_nodes()
     if len(sols) > CVP_MAX_POINTS or not 0 <= nodes <= CVP_MAX_NODES:
         return gave_up(Reason(ReasonCode.LATTICE_CVP_POINTS, {"points": CVP_MAX_POINTS, "nodes": CVP_MAX_NODES,
@@ -456,7 +461,10 @@ def lattice(prob: Problem, prof: Profile, clock: Clock, node_limit: int = LATTIC
     C = _integral_inverse_columns(T, r)
     if (have_fpylll() if reduce is None else reduce) and r > 2:
         clock.check(FlipSetMethod.LATTICE, Reason(ReasonCode.AT_BKZ, {"block": BKZ_BLOCK, "dimension": r}))
-        B, C = bkz(B, C)
+        try:
+            B, C = bkz(B, C)
+        except ArithmeticError:    # BKZ only shortens the LLL basis, which every certificate below can use
+            pass
     if not hopeless:
         Bf = np.array(B, dtype=np.float64)
         approx = np.abs(np.diag(np.linalg.qr(Bf.T, mode="r"))) ** 2
