@@ -448,6 +448,7 @@ class ReasonCode(Name):
     LAYER_FLIP_EXHAUSTED = "layer-flip-exhausted"      # every 0/1 vector of the kernel's support was tried
     LAYER_FLIP_EMPTY = "layer-flip-empty"              # not searched: an empty layer
     LAYER_FLIP_SKIPPED = "layer-flip-skipped"          # not searched: the kernel's support exceeds ``limit``
+    LAYER_FLIP_TIMEOUT = "layer-flip-timeout"          # the time ran out after ``tried`` of the ``subsets``
     FUNDIM_CELLS = "fundim-cells"                      # the exact functional dimension from the cells (§9)
     CELLS_STOPPED = "cells-stopped"                    # the cell enumeration stopped (``why``), ``cells`` found
     CELLS_NODES = "cells-nodes"                        # more than ``limit`` nodes of the sign tree

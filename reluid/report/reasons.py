@@ -394,6 +394,7 @@ _WORDS = {
     ReasonCode.LAYER_FLIP_EXHAUSTED: lambda p: "exhausted",
     ReasonCode.LAYER_FLIP_EMPTY: lambda p: "skipped: empty layer",
     ReasonCode.LAYER_FLIP_SKIPPED: lambda p: f"skipped: kernel support of {p['support']} neurons exceeds {p['limit']}",
+    ReasonCode.LAYER_FLIP_TIMEOUT: lambda p: f"stopped at the time budget after {p['tried']} of {p['subsets']} subsets",
     ReasonCode.FUNDIM_CELLS: _cells,
     ReasonCode.CELLS_STOPPED: lambda p: f"{_part(p['why'])}; {p['cells']} cells found so far",
     ReasonCode.CELLS_NODES: lambda p: f"more than {p['limit']} nodes of the sign tree",

@@ -122,6 +122,8 @@ WORDED = [
      "timeout in H4's blocks (2 candidate hyperplanes)"),
     (Reason(ReasonCode.H82_TIMEOUT, {"phase": "h4-cover-search", "count": None}), "timeout in H4's cover search"),
     (Reason(ReasonCode.H82_TIMEOUT, {"phase": "h4-cover-trees", "count": None}), "timeout in H4's cover trees"),
+    (Reason(ReasonCode.LAYER_FLIP_TIMEOUT, {"tried": 1023, "subsets": 65535}),
+     "stopped at the time budget after 1023 of 65535 subsets"),
     (Reason(ReasonCode.H4_COVER_NODES, {"limit": 200000}),
      "the H4 cover search exceeded its node budget (200000 nodes for one I)"),
     (Reason(ReasonCode.FLIP_SEARCH_UNDECIDED, {"theorem_w": False, "layers": [[2, "timeout"]]}),

@@ -360,22 +360,24 @@ def _layer_flip_vectors(net: Network, l: int) -> list[tuple[Fraction, ...]]:
     return [tuple(row[i] * w for row in Wn for w in Wl[i]) for i in range(len(Wl))]
 
 
-def layer_flip_sets(net: Network, l: int, *, max_support: int = 16, limit: int = 64):
+def layer_flip_sets(net: Network, l: int, *, max_support: int = 16, limit: int = 64, late=None):
     """Search hidden layer ``l`` for flip sets F (Σ_F W^{l+1}[:, i] W^l[i, :] = 0).
 
     Returns ``(sets, status)``: ``sets`` are the inclusion-minimal flip sets
     found (sorted by size), ``status`` a :class:`~reluid.verdicts.Reason`:
     ``layer-flip-full-rank`` (none exist: the vectors are independent over Q),
     ``layer-flip-exhausted`` (every 0/1 vector in the kernel's support was
-    tried), or ``layer-flip-empty`` / ``layer-flip-skipped`` (not searched).
+    tried), ``layer-flip-timeout`` (``late()`` said the time ran out first: the sets found so far), or
+    ``layer-flip-empty`` / ``layer-flip-skipped`` (not searched).
     """
     if _full_rank_mod_p(net, l):
         return [], Reason(ReasonCode.LAYER_FLIP_FULL_RANK)
-    return zero_subsets(_layer_flip_vectors(net, l), max_support=max_support, limit=limit)
+    return zero_subsets(_layer_flip_vectors(net, l), max_support=max_support, limit=limit, late=late)
 
 
-def zero_subsets(vecs, *, max_support: int = 16, limit: int = 64):
-    """The inclusion-minimal nonempty F with Σ_{i∈F} vecs[i] = 0 (exact), as :func:`layer_flip_sets` reports them."""
+def zero_subsets(vecs, *, max_support: int = 16, limit: int = 64, late=None):
+    """The inclusion-minimal nonempty F with Σ_{i∈F} vecs[i] = 0 (exact), as :func:`layer_flip_sets` reports them;
+    ``late()`` is asked every 1024 subsets of the walk (up to 2^16 of them, each hit checked exactly)."""
     n = len(vecs)
     m = len(vecs[0]) if vecs else 0
     if m == 0:
@@ -407,7 +409,11 @@ def zero_subsets(vecs, *, max_support: int = 16, limit: int = 64):
     found = []
     acc = np.zeros(m, dtype=np.int64)
     mask = 0
+    status = Reason(ReasonCode.LAYER_FLIP_EXHAUSTED)
     for step in range(1, 1 << len(support)):  # Gray code: one neuron in or out per step
+        if late is not None and not step & 0x3FF and late():
+            status = Reason(ReasonCode.LAYER_FLIP_TIMEOUT, {"tried": step - 1, "subsets": (1 << len(support)) - 1})
+            break
         bit = (step & -step).bit_length() - 1
         mask ^= 1 << bit
         acc = (acc + mods[bit]) % p if mask >> bit & 1 else (acc - mods[bit]) % p
@@ -422,7 +428,7 @@ def zero_subsets(vecs, *, max_support: int = 16, limit: int = 64):
             minimal.append(F)
         if len(minimal) >= limit:
             break
-    return minimal, Reason(ReasonCode.LAYER_FLIP_EXHAUSTED)
+    return minimal, status
 
 
 _FLIP_PRIME = 2_147_483_647  # 2^31 - 1; a prefilter only, every hit is re-checked exactly
@@ -586,10 +592,10 @@ def _deeper_layers(d: _Detection) -> None:
                 d.open_always.append((l, i))
 
 
-def _layer_flips(d: _Detection) -> None:
-    """The exact rank of the layer-flip vectors, then 0/1 kernel vectors (exact)."""
+def _layer_flips(d: _Detection, late=None) -> None:
+    """The exact rank of the layer-flip vectors, then 0/1 kernel vectors (exact), until ``late()``."""
     for l in range(1, len(d.net.hidden_widths) + 1):
-        sets, status = layer_flip_sets(d.net, l)
+        sets, status = layer_flip_sets(d.net, l, late=late)
         if status.code is ReasonCode.LAYER_FLIP_FULL_RANK:
             d.no_flip.append(l)
         else:
@@ -796,7 +802,7 @@ def _affine_flips(d: _Detection, ask, Condition) -> None:
             continue                                    # no F has Σ_F W^{l+1}[:, i] (W^l[i, :] B) = 0
         vecs = [tuple(Wn.weight[o][i] * sum(Wl.weight[i][k] * bvec[k] for k in range(len(bvec)))
                       for o in range(Wn.n_out) for bvec in basis) for i in range(Wl.n_out)]
-        sets, _ = zero_subsets(vecs) if basis else ([tuple(range(Wl.n_out))], None)
+        sets, _ = zero_subsets(vecs, late=ask.late) if basis else ([tuple(range(Wl.n_out))], None)
         for F in sets:
             rows = [[sum((Wn.weight[o][i] * Wl.weight[i][k] for i in F), Fraction(0)) for k in range(Wl.n_in)]
                     for o in range(Wn.n_out)]
@@ -954,7 +960,7 @@ def detect_mechanisms(net: Network, *, timeout: float = 60.0, query_timeout: flo
              ("dead/always-active neurons of deeper layers", lambda: _deeper_layers(d)),
              ("zero outgoing weights and proportional neurons",
               lambda: d.mechanisms.extend(_exact_structure(net))),   # Lemmas 10, 11(1) per layer
-             ("layer flips", lambda: _layer_flips(d)),
+             ("layer flips", lambda: _layer_flips(d, late)),
              ("never co-active pairs", lambda: _coactivity(d)),
              # wider float probes; every witness they suggest is re-checked exactly
              ("float probes", lambda: _float_probes(d, seed, float_probes, late) if d.has_open else None)]

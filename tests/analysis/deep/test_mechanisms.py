@@ -111,6 +111,21 @@ def test_layer_flip_sets_exact():
     assert layer_flip_sets(GENERIC, 1) == ([], Reason(ReasonCode.LAYER_FLIP_FULL_RANK))
 
 
+def test_the_subset_walk_stops_when_late():
+    """The walk over the kernel support's subsets (up to 2^16, each hit checked exactly) asks ``late()`` every
+    1024 subsets: with 16 zero vectors every subset is a hit, and ``reluid certify --timeout 2`` of such a
+    network ran 27 s before the walk had a deadline. Stopped, it keeps the sets it checked and says so."""
+    from reluid.analysis.deep.mechanisms import zero_subsets
+
+    vecs = [(F(0), F(0))] * 16
+    calls = []
+    sets, status = zero_subsets(vecs, late=lambda: calls.append(1) or len(calls) >= 2)
+    assert status == Reason(ReasonCode.LAYER_FLIP_TIMEOUT, {"tried": 2047, "subsets": 65535}) and len(calls) == 2
+    assert sets == [(i,) for i in range(11)]        # the minimal sets among the first 2047 subsets: singletons
+    full, done = zero_subsets(vecs)
+    assert done.code is ReasonCode.LAYER_FLIP_EXHAUSTED and full == [(i,) for i in range(16)]
+
+
 def test_generic_network_is_unknown_never_no_hidden():
     cert = certify_deep(GENERIC, timeout=30, fundim_points=400)
     assert cert.verdict is Verdict.UNKNOWN
