@@ -130,7 +130,7 @@ def enumerate_cells(net: Network, *, max_cells: int = 5000, max_nodes: int = 500
     def feasible(rows):
         B = [list(a) for a, _ in rows]
         b = [beta for _, beta in rows]
-        kind, res = solve_strict(B, b, n=n0, max_rows=max_rows)
+        kind, res = solve_strict(B, b, n=n0, max_rows=max_rows, tick=late)     # one elimination ran 10 s
         return res if kind == "point" else None
 
     def walk(l, forms, pre, i, signs, rows, point):

@@ -171,10 +171,10 @@ def _key(alpha, beta):
     return tuple(x / s for x in alpha) + (beta / s,)
 
 
-def _fm(cons, nvar: int, max_rows: int):
+def _fm(cons, nvar: int, max_rows: int, tick=None):
     """cons: (alpha, beta, y) meaning alpha·t + beta > 0 with (alpha, beta) = Σ y_i (row i).
 
-    Returns ('point', t) or ('farkas', y)."""
+    Returns ('point', t) or ('farkas', y); ``tick()`` (which may raise) before each row's combinations."""
     levels = [cons]
     cur = cons
     for v in range(nvar):
@@ -184,6 +184,8 @@ def _fm(cons, nvar: int, max_rows: int):
         if len(new) + len(pos) * len(neg) > max_rows:
             raise StrictBudget(v + 1, nvar, len(new) + len(pos) * len(neg), max_rows)
         for ap, bp, yp in pos:
+            if tick is not None:
+                tick()
             for an, bn, yn in neg:
                 p, q = ap[v], -an[v]
                 new.append((tuple(q * x + p * w for x, w in zip(ap, an)), q * bp + p * bn,
@@ -219,11 +221,12 @@ def _fm(cons, nvar: int, max_rows: int):
 
 
 def solve_strict(B: Sequence[Sequence[Fraction]], b: Sequence[Fraction], C: Sequence[Sequence[Fraction]] = (),
-                 c: Sequence[Fraction] = (), n: int | None = None, *, max_rows: int = 4000):
+                 c: Sequence[Fraction] = (), n: int | None = None, *, max_rows: int = 4000, tick=None):
     """Decide ∃x: Bx + b > 0, Cx + c = 0, exactly (Lemma 8.1).
 
     Returns ``("point", x)`` with x a list of Fractions, or ``("farkas", (y, z))``.
-    Raises :class:`StrictBudget` when elimination would exceed ``max_rows``.
+    Raises :class:`StrictBudget` when elimination would exceed ``max_rows``; ``tick()`` is called during the
+    elimination (before each row's combinations), so that a caller's deadline can stop it by raising.
     """
     if n is None:
         n = len(B[0]) if B else len(C[0])
@@ -251,7 +254,7 @@ def solve_strict(B: Sequence[Sequence[Fraction]], b: Sequence[Fraction], C: Sequ
     for i in range(m):
         alpha = tuple(_dot(B[i], N[t]) for t in range(d))
         cons.append((alpha, _dot(B[i], x0) + b[i], tuple(Fraction(int(i == r)) for r in range(m))))
-    kind, res = _fm(cons, d, max_rows)
+    kind, res = _fm(cons, d, max_rows, tick)
     if kind == "point":
         x = [x0[l] + sum((res[t] * N[t][l] for t in range(d)), ZERO) for l in range(n)]
         if not check_point(B, b, C, c, x):  # pragma: no cover - Fourier–Motzkin is exact

@@ -136,3 +136,24 @@ def test_a_deadline_inside_a_layer_stops_with_a_timeout_reason(monkeypatch):
     why = en.reason.params["why"]                    # a nested reason is frozen as its JSON form
     assert why["code"] == ReasonCode.CELLS_TIMEOUT.value and dict(why["params"]) == {"nodes": 0}
     assert "timeout after 0 nodes" in sentence(en.reason)
+
+
+def test_a_strict_system_asks_its_caller_during_the_elimination():
+    """solve_strict calls ``tick()`` before each row's Fourier–Motzkin combinations, so that the cell
+    enumeration's deadline can stop one elimination (one over 64 variables ran 10 s past it); a raise there
+    propagates, and without it the answer is the same."""
+    B = [[F(1), F(0)], [F(-1), F(0)], [F(0), F(1)], [F(0), F(-1)], [F(1), F(1)]]
+    b = [F(0), F(1), F(0), F(1), F(-1)]                 # 0 < x < 1, 0 < y < 1, x + y > 1
+    calls = []
+    kind, x = solve_strict(B, b, n=2, tick=lambda: calls.append(1))
+    assert kind == "point" and check_point(B, b, [], [], x) and len(calls) == 3   # pos rows: 2 for x, 1 for y
+
+    class Stop(Exception):
+        pass
+
+    def stop():
+        raise Stop
+
+    with pytest.raises(Stop):
+        solve_strict(B, b, n=2, tick=stop)
+    assert solve_strict(B, b, n=2) == (kind, x)
