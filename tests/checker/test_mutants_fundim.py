@@ -122,3 +122,16 @@ def test_rows_with_a_zero_layer_1_vector_need_no_pivots():
     assert jacobian_rank_near(SMALL, [(F(-1), F(-1)), (F(-1), F(1, 2))]) == 4
     assert v(ok, Context(SMALL, "fd", Budget())) == \
         "2 generic points (exact), rank 4 = 3·1 + 1 modulo 101 (recomputed): dim_fun >= 4, U = 8"
+
+
+def test_the_exact_signs_pass_a_pre_activation_of_one():
+    """The exact evaluation (one flint integer product per layer for all points) keeps a positive pre-activation
+    of exactly 1 (x ↦ relu(x) at x = 1, over the layers' common denominators) for the next layer: there
+    2·1 − 1 > 0, where dropping it gives −1; each point keeps its own denominator (x = 1/3 and 1/5 give
+    1/3 − 1/2 < 0 and 1/5 − 1/2 < 0 in layer 2)."""
+    from reluid.checker.fundim import _hidden_signs, _integer_layers
+
+    net = Network.from_lists([([[1]], [0]), ([[1]], [F(-1, 2)]), ([[1]], [0])])
+    got = _hidden_signs(_integer_layers(net), [(F(1),), (F(1, 3),), (F(1, 5),), (F(-1),)])
+    assert got == [[[1], [1]], [[1], [-1]], [[1], [-1]], [[-1], [-1]]]
+    assert _hidden_signs(_integer_layers(net), []) == []

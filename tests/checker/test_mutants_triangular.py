@@ -253,3 +253,60 @@ def test_the_work_formula_at_size():
     budget = Budget(limit=1 << 40)
     _charge(Context(net, "tri", budget), net, pts, (0, 1), (0, 1, 2), blocks)
     assert budget.used == 1220 + 3956 + 903 + 429 + 704 + 1159 + 201
+
+
+def test_the_words_of_a_long_coordinate_at_size():
+    """A coordinate 1/(2^62 + 1) has 1 + 63 bits, so every point's evaluation costs two words per parameter:
+    10·(2676·2 // 256 − 2676 // 256) = 100 steps more than with one word."""
+    from reluid.checker.triangular import _charge
+    from reluid.model.network import Network
+
+    arch = (64, 32, 16, 4)
+    net = Network.from_lists([([[(i + j) % 3 - 1 for j in range(a)] for i in range(b)], [1] * b)
+                              for a, b in zip(arch, arch[1:])])
+    pts = [tuple(F(i - t) for t in range(64)) for i in range(10)]
+    c = (1, 0, 0, 0)
+    blocks = [(1, 0, [(0, c), (1, c)]), (2, 3, [(2, c)])]
+    used = []
+    for first in (F(0), F(1, 2**62 + 1)):
+        budget = Budget(limit=1 << 40)
+        _charge(Context(net, "tri", budget), net, [(first,) + pts[0][1:]] + pts[1:], (0, 1), (0, 1, 2), blocks)
+        used.append(budget.used)
+    assert used == [8572, 8572 + 100]
+
+
+def test_a_prime_dividing_a_denominator_is_refused():
+    """The residues of the network modulo the certificate's prime need p ∤ every denominator (output weight 2/3,
+    p = 3): refused with the checker's reason, not a crash."""
+    from reluid.model.network import Network
+
+    net = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[1, -1]], [1]), ([[F(2, 3)]], [0])])
+    with pytest.raises(CheckFailed) as e:
+        triangular_rank(net, small_ev(FULL, prime=3), Context(net, "tri", Budget(limit=1 << 40)))
+    assert e.value.reason == "the prime 3 divides a denominator (2/3)"
+
+
+def test_a_dead_input_adds_one_kernel_direction_to_each_layer_1_sum():
+    """The 2-2-1-1 network with a third input that no neuron reads (W^1 of rank ρ = 2 < n0 = 3): every Y^1_i
+    gains e_3, so each layer-1 block's sum of kernels is one larger (n0 − ρ = 1, counted once per block, not
+    per point); r_b, r_out and the layer-2 block are unchanged: r = 4 + 1·1 + (2 + 2 + 1) = 10."""
+    from reluid.model.network import Network
+
+    net = Network.from_lists([([[1, 0, 0], [0, 1, 0]], [0, 0]), ([[1, -1]], [1]), ([[2]], [0])])
+    ev = small_ev(FULL, points=[p + ["5"] for p in POINTS])
+    t = triangular_rank(net, ev, Context(net, "tri", Budget(limit=1 << 40)))
+    assert (t.rank, t.r_bias, t.r_out, t.r_hidden, t.points) == (10, 4, 1, 5, 7)
+    # the layer-2 block at two points where everything is on: Y^2 = span (1, 1) at both, a sum of dimension 1
+    # (no n0 − ρ there: Y^2 lies in F^{n1})
+    two = small_ev(FULL[:2] + [[2, 0, [[2, [1]], [4, [1]]]]], points=[p + ["5"] for p in POINTS])
+    assert triangular_rank(net, two, Context(net, "tri", Budget(limit=1 << 40))).r_hidden == 5
+
+
+def test_one_hidden_layer_is_a_network_with_hidden_layers():
+    """Theorem A3 holds for one hidden layer too (d = 2: only the bias, output and layer-1 blocks): the
+    producer's certificate of a 3-4-2 network is re-verified at r = D − N."""
+    net = mlp((3, 4, 2), 1)
+    r = triangular_certificate(net, seed=0)
+    assert r.full_rank
+    t = triangular_rank(net, evidence(net, r), Context(net, "tri", Budget(limit=1 << 40)))
+    assert t.rank == net.n_params - 4 == r.rank
