@@ -64,7 +64,8 @@ def run(args, stdout, stderr) -> ExitCode:
             from reluid.api import exact_functional_dimension
             from reluid.report.fundim import cells_fundim_dict, describe_cells
 
-            c = exact_functional_dimension(net)
+            left = None if args.timeout is None else max(0.0, start + args.timeout - time.monotonic())
+            c = exact_functional_dimension(net, timeout=left)
             stdout.write(f"{args.network}: {describe_cells(c)}\n")
             if args.json:
                 write_text(args.json, json.dumps(cells_fundim_dict(c), indent=1) + "\n")

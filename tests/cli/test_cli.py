@@ -130,3 +130,13 @@ def test_audit_reports(tmp_path):
     assert "| network |" in md.read_text()
     certs = os.listdir(tmp_path / "certs")
     assert certs and all(run("check", str(tmp_path / "certs" / c))[0] == 0 for c in certs)
+
+
+def test_fundim_exact_cells_keeps_the_time_budget():
+    """``reluid fundim --exact-cells --timeout S`` hands its cell enumeration what is left of S (it ran without
+    one: a 1-100-1 network's enumeration went on past a minute); with almost nothing left it stops at once and says so,
+    a lower bound and exit 3, where without the budget the cells of the same network give dim_fun = U."""
+    code, out, _ = run("fundim", ex("deep_generic.json"), "--exact-cells")
+    assert code == 0 and "dim_fun = " in out
+    code, out, _ = run("fundim", ex("deep_generic.json"), "--exact-cells", "--timeout", "1e-9")
+    assert code == 3 and "cell enumeration incomplete: timeout after 0 nodes" in out and "dim_fun >= " in out
