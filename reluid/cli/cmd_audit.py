@@ -128,6 +128,17 @@ def run(args, stdout, stderr) -> ExitCode:
                     index.append(IndexEntry(path, bad, CheckState.NO_CERTIFICATE, msg))
                     print(f"{path}: {bad.value}: {msg}", file=stdout)
                     continue
+                except MemoryError:
+                    raise
+                except Exception as e:  # a bug of reluid on this network: no verdict for it, the audit goes on
+                    if os.environ.get("RELUID_DEBUG"):
+                        raise
+                    msg = f"internal error: {type(e).__name__}: {' '.join(str(e).split())}"
+                    entries.append(AuditEntry(path, AuditOutcome.UNKNOWN, msg, time.perf_counter() - t0, short=msg,
+                                              details=msg))
+                    index.append(IndexEntry(path, AuditOutcome.UNKNOWN, CheckState.NO_CERTIFICATE, msg))
+                    print(f"{path}: {AuditOutcome.UNKNOWN.value}: {msg}", file=stdout)
+                    continue
                 bar.step("check")
                 report = check(cert, net, progress=bar)
                 bar.step("reports")

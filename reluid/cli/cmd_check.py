@@ -36,7 +36,7 @@ def run(args, stdout, stderr) -> ExitCode:
     net = None
     if args.network:
         from reluid.cli.common import load_network
-        net = load_network(args.network, args)
+        net = load_network(args.network, args, floats=False)
         if net.sha256() != cert.network_sha256:
             print(f"reluid check: error: {args.network} is not the network {args.certificate} is about (SHA-256 "
                   f"{net.sha256()[:16]}…, {net.architecture}; the certificate names {cert.network_sha256[:16]}…, "

@@ -44,12 +44,35 @@ def apply_memory_option(args) -> None:
         set_memory_cap(gb)
 
 
-def load_network(path, args=None, stderr=None):
+def _double_range(net, path) -> None:
+    """Refuse (invalid input) an entry past the range of IEEE double: every command but ``check`` searches with
+    a float copy of the network (its results re-verified exactly), and such an entry has none."""
+    import sys
+    from fractions import Fraction
+
+    from reluid.errors import InvalidNetwork
+
+    top = Fraction(sys.float_info.max)
+    for l, L in enumerate(net.layers, 1):
+        if L.exact is not None:          # read from float arrays: every entry is a finite float already
+            continue
+        for i, row in enumerate([*L.weight, L.bias]):
+            j = next((j for j, x in enumerate(row) if abs(x) > top), None)
+            if j is not None:
+                where = f"b^{l}[{j + 1}]" if i == L.n_out else f"W^{l}[{i + 1}, {j + 1}]"
+                raise InvalidNetwork(f"{path}: {where} is beyond the range of IEEE double (about 1.8e308), in which "
+                                     "reluid's float searches read the network; rescale the neurons it connects (a "
+                                     "positive scaling of a hidden neuron's row, with the inverse on its outgoing "
+                                     "weights, keeps every symmetry)")
+
+
+def load_network(path, args=None, stderr=None, *, floats: bool = True):
     """Read ``path`` with the statements of :func:`add_input_options` found on ``args``.
 
     A warning of the reader (module names that suggest another function than
     the one stated, say) is printed as one line on ``stderr`` (default: the
-    process's standard error).
+    process's standard error).  With ``floats`` (every command but ``check``)
+    an entry past the range of IEEE double is refused as invalid input.
     """
     import sys
     import warnings
@@ -64,6 +87,8 @@ def load_network(path, args=None, stderr=None):
         if issubclass(w.category, UserWarning):
             command = getattr(args, "command", None)
             print(f"reluid{' ' + command if command else ''}: warning: {w.message}", file=stderr or sys.stderr)
+    if floats:
+        _double_range(net, path)
     return net
 
 

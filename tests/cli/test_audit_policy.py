@@ -106,3 +106,26 @@ def test_a_batchnorm_model_names_the_flag_and_is_not_assumed(tmp_path):
 def test_certify_junit_fails_on_unknown_as_its_exit_code_does():
     code, out, _ = run("certify", str(EXAMPLES / "deep_generic.json"), "--format", "junit")
     assert code == 3 and "<failure" in out and 'type="unknown"' in out
+
+
+def test_an_internal_error_on_one_network_is_its_unknown_entry(tmp_path, monkeypatch):
+    """A bug of reluid on one network (here a certify that raises) gives that network no verdict, an unknown
+    entry saying "internal error", and the audit goes on: the other networks and the JUnit file are written
+    (before, the whole audit stopped there and wrote no report)."""
+    import reluid.api
+
+    real = reluid.api.certify
+
+    def certify(net, **kw):
+        if net.architecture == (2, 4, 1):
+            raise RuntimeError("planted")
+        return real(net, **kw)
+
+    monkeypatch.setattr(reluid.api, "certify", certify)
+    junit = tmp_path / "a.xml"
+    code, out, _ = run("audit", str(EXAMPLES / "theta1.json"), str(EXAMPLES / "generic_2_4_1.json"),
+                       "--timeout", "10", "--junit", str(junit))
+    assert "generic_2_4_1.json: unknown: internal error: RuntimeError: planted" in out
+    assert "theta1.json: hidden-symmetry" in out and code == 1
+    cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
+    assert len(cases) == 2

@@ -140,3 +140,20 @@ def test_fundim_exact_cells_keeps_the_time_budget():
     assert code == 0 and "dim_fun = " in out
     code, out, _ = run("fundim", ex("deep_generic.json"), "--exact-cells", "--timeout", "1e-9")
     assert code == 3 and "cell enumeration incomplete: timeout after 0 nodes" in out and "dim_fun >= " in out
+
+
+def test_an_entry_past_the_double_range_is_invalid_input(tmp_path):
+    """Exact entries are read exactly, but every command but ``check`` searches with a float copy of the
+    network: an entry past about 1.8e308 (here 10^309 in the output layer) is refused with one line and exit 4
+    (it crashed certify, fundim and minimal with an OverflowError); 10^100 still reads."""
+    net = {"format": "reluid.network/1", "layers": [{"weight": [[1], [2]], "bias": [0, 1]},
+                                                    {"weight": [[10**309, 1]], "bias": [0]}]}
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(net))
+    for cmd in (["certify", "--timeout", "5"], ["fundim"], ["minimal"]):
+        code, out, err = run(cmd[0], str(path), *cmd[1:])
+        assert code == 4 and out == "" and len(err.strip().splitlines()) == 1
+        assert "W^2[1, 1] is beyond the range of IEEE double" in err
+    net["layers"][1]["weight"][0][0] = 10**100
+    path.write_text(json.dumps(net))
+    assert run("certify", str(path), "--timeout", "5")[0] in (0, 1, 3)
