@@ -57,6 +57,7 @@ from reluid.analysis.deep.two_layers import TwoLayerResult, analyse_two_layers
 from reluid.analysis.deep.orbit import same_orbit
 from reluid.analysis.progress import phases
 from reluid.budget import MIN_SECONDS, Budget, load_slowdown
+from reluid.errors import OrbitSearchExhausted
 from reluid.model.network import Network
 from reluid.verdicts import PremiseMethod, Reason, ReasonCode, StopReason, Verdict
 
@@ -151,15 +152,30 @@ def _zero_rows(net: Network) -> tuple[int, ...]:
     return tuple(sum(1 for w, b in zip(L.weight, L.bias) if not any(w) and not b) for L in net.layers[:-1])
 
 
-def _witness_for(net: Network, m: Mechanism, inputs) -> tuple[Network, Fraction] | None:
-    """θ′ for mechanism m outside the orbit of θ and agreeing on ``inputs``, or None."""
+class _Stopped(Exception):
+    """The witness construction's time ran out (``expired()``) before it could say."""
+
+
+def _witness_for(net: Network, m: Mechanism, inputs, expired=lambda: False) -> tuple[Network, Fraction] | None:
+    """θ′ for mechanism m outside the orbit of θ and agreeing on ``inputs``, or None; :class:`_Stopped` when
+    ``expired()`` says so first (asked before each θ′, in the orbit search and before each exact input)."""
     for delta in (Fraction(1), Fraction(2), Fraction(1, 2), Fraction(3)):
+        if expired():
+            raise _Stopped
         theta2 = m.witness(net, delta)
-        if theta2 == net or same_orbit(net, theta2) is not None:
-            continue
-        if all(net(x) == theta2(x) for x in inputs):
-            return theta2, delta
-        return None  # the premise is wrong (cannot happen for a sound premise): never certify it
+        try:
+            if theta2 == net or same_orbit(net, theta2, expired=expired) is not None:
+                continue
+        except OrbitSearchExhausted:
+            if expired():
+                raise _Stopped from None
+            continue                   # orbit membership undecided: this θ′ proves nothing
+        for x in inputs:
+            if expired():
+                raise _Stopped
+            if net(x) != theta2(x):
+                return None  # the premise is wrong (cannot happen for a sound premise): never certify it
+        return theta2, delta
     return None
 
 
@@ -316,7 +332,11 @@ def _decide(net, report, *, timeout, seed, prover, samples, fundim, fundim_point
             if budget.expired():
                 left.append(Reason(ReasonCode.LEFT_WITNESS_CONSTRUCTION, {"mechanisms": len(candidates) - n}))
                 break
-            got = _witness_for(net, m, inputs)
+            try:
+                got = _witness_for(net, m, inputs, budget.expired)
+            except _Stopped:
+                left.append(Reason(ReasonCode.LEFT_WITNESS_CONSTRUCTION, {"mechanisms": len(candidates) - n}))
+                break
             if got is not None:
                 chosen = (m, *got)
                 break

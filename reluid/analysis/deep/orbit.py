@@ -191,7 +191,7 @@ def _pair(wa: Fraction, wb: Fraction, uf: _Ratios, a_node, b_node) -> bool:
     return uf.relate(a_node, wb / wa, b_node)
 
 
-def same_orbit(a: Network, b: Network, *, max_nodes: int = 200_000) -> tuple[GroupElement, ...] | None:
+def same_orbit(a: Network, b: Network, *, max_nodes: int = 200_000, expired=None) -> tuple[GroupElement, ...] | None:
     """Decide exactly whether ``b = g·a`` for some g in the product of the H_{n_l}.
 
     Returns the group elements (one per hidden layer, checked with
@@ -201,7 +201,8 @@ def same_orbit(a: Network, b: Network, *, max_nodes: int = 200_000) -> tuple[Gro
     Raises
     ------
     OrbitSearchExhausted
-        Only when more than ``max_nodes`` partial matches are explored.
+        Only when more than ``max_nodes`` partial matches are explored, or when ``expired()`` (asked every
+        256 of them) says the caller's time ran out.
 
     Examples
     --------
@@ -250,7 +251,7 @@ def same_orbit(a: Network, b: Network, *, max_nodes: int = 200_000) -> tuple[Gro
 
     def search(l: int, j: int, perms: list[list[int]], used: set, uf: _Ratios):
         nodes[0] += 1
-        if nodes[0] > max_nodes:
+        if nodes[0] > max_nodes or expired is not None and not nodes[0] & 0xFF and expired():
             raise OrbitSearchExhausted(max_nodes)
         if j == hidden[l - 1]:
             if l == len(hidden):

@@ -8,7 +8,6 @@ import pytest
 import reluid.budget
 
 from reluid.analysis.deep import decide as decide_mod
-from reluid.analysis.deep import fundim as fundim_mod
 from reluid.analysis.deep.decide import SIMPLICITY, decide_deep, preference
 from reluid.analysis.deep.mechanisms import LAYER_FLIP, ZERO_OUTGOING, Mechanism
 from reluid.budget import SHARES, Budget
@@ -84,3 +83,32 @@ def test_a_size_limit_is_not_reported_as_a_budget(monkeypatch):
     cert = certificate_from_deep_decision(d)
     note = cert.producer["size_limit"]
     assert Reason(note["code"], note["params"]) == d.size_note and "time_budget" not in cert.producer
+
+
+def test_the_witness_construction_stops_when_its_time_runs_out(monkeypatch):
+    """θ′ is built, separated from θ's orbit and compared with θ at exact inputs, each step asking the budget
+    (a 784-128-128-10 network with one duplicated neuron spent 30 s here whatever --timeout); stopped, it says
+    so instead of answering, and an orbit search that cannot decide makes that θ′ prove nothing."""
+    from fractions import Fraction
+
+    from reluid.analysis.deep.mechanisms import detect_mechanisms
+    from reluid.errors import OrbitSearchExhausted
+    from reluid.io import load
+    from tests.paths import EXAMPLES
+
+    net = load(EXAMPLES / "deep_layer_flip.json")
+    m = detect_mechanisms(net, prover="never").mechanisms[0]
+    inputs = decide_mod.agreement_inputs(net.input_dim, 0, 4)
+    theta2, delta = decide_mod._witness_for(net, m, inputs)
+    assert delta == Fraction(1) and theta2 != net and all(net(x) == theta2(x) for x in inputs)
+    with pytest.raises(decide_mod._Stopped):
+        decide_mod._witness_for(net, m, inputs, lambda: True)
+    calls = iter([False, True])                       # time runs out inside the orbit search
+
+    def exhausted(a, b, *, expired):
+        raise OrbitSearchExhausted(0)
+
+    monkeypatch.setattr(decide_mod, "same_orbit", exhausted)
+    with pytest.raises(decide_mod._Stopped):
+        decide_mod._witness_for(net, m, inputs, lambda: next(calls, True))
+    assert decide_mod._witness_for(net, m, inputs, lambda: False) is None         # undecided for every δ: no witness
