@@ -157,3 +157,28 @@ def test_an_entry_past_the_double_range_is_invalid_input(tmp_path):
     net["layers"][1]["weight"][0][0] = 10**100
     path.write_text(json.dumps(net))
     assert run("certify", str(path), "--timeout", "5")[0] in (0, 1, 3)
+
+
+@pytest.mark.parametrize("layers, command, layer", [
+    ([{"weight": [], "inputs": 2, "bias": []}, {"weight": [[]], "bias": [1]}], ["fundim"], 1),
+    ([{"weight": [], "inputs": 2, "bias": []}, {"weight": [[]], "bias": [1]}], ["fundim", "--triangular"], 1),
+    ([{"weight": [[1, 2], [3, -1], [0, 1]], "bias": [0, 1, 2]}, {"weight": [], "inputs": 3, "bias": []},
+      {"weight": [[]], "bias": [1]}], ["certify", "--timeout", "5"], 2),
+])
+def test_an_empty_hidden_layer_is_refused_by_the_analyses_that_need_it(tmp_path, layers, command, layer):
+    """A hidden layer of width 0 makes the network constant past it. One hidden layer of width 0 is the shallow
+    n = 0 case that certify decides; the functional dimension and the deep analyses refuse it as invalid input
+    with one line (they answered exit 2, "not an architecture", or crashed with an internal error)."""
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"format": "reluid.network/1", "layers": layers}))
+    code, out, err = run(command[0], str(path), *command[1:])
+    assert code == 4 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"hidden layer {layer} of" in err and "has no neurons" in err
+
+
+def test_no_hidden_neurons_is_the_shallow_case_certify_decides(tmp_path):
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"format": "reluid.network/1", "layers": [
+        {"weight": [], "inputs": 2, "bias": []}, {"weight": [[]], "bias": [1]}]}))
+    code, out, _ = run("certify", str(path), "--timeout", "5")
+    assert code == 0 and "NO-HIDDEN-SYMMETRIES" in out

@@ -76,7 +76,7 @@ import numpy as np
 
 from reluid.analysis.progress import report as _report
 from reluid.budget import load_slowdown, memory_cap_gb, memory_left_gb, resident_gb
-from reluid.errors import InvalidArgument
+from reluid.errors import InvalidArgument, InvalidNetwork
 from reluid.model.modp import matmul_mod as _mm, pivot_columns
 from reluid.model.network import Network
 from reluid.model.rational import to_rational
@@ -252,6 +252,14 @@ class FunDimStop:
     memory_cap_gb: float | None = None
     stall_rounds: int = 0
     stall_regions: int = 0
+
+
+def nonempty_layers(net: Network) -> None:
+    """Refuse a network with an empty hidden layer (constant past it): the Jacobian rank needs every layer."""
+    empty = next((l for l, n in enumerate(net.hidden_widths, 1) if n == 0), None)
+    if empty is not None:
+        raise InvalidNetwork(f"hidden layer {empty} of {net.architecture} has no neurons, so the network is constant "
+                             "past it; the functional dimension needs every hidden layer nonempty")
 
 
 def _arch(architecture) -> tuple[int, ...]:
@@ -891,6 +899,7 @@ def functional_dimension(net: Network, *, points: int | Sequence | None = None, 
     t0 = time.perf_counter()
     if not isinstance(net, Network):
         raise InvalidArgument(f"expected a Network, got {type(net).__name__}")
+    nonempty_layers(net)
     if method == "cells":   # n0 + 1 exact points in every activation cell (docs/mathematics.md §9)
         from reluid.analysis.deep.cells import cell_sample
         # the cell enumeration is charged to the same deadline (10 s at most, as before)

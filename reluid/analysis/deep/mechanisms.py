@@ -41,7 +41,7 @@ import numpy as np
 
 from reluid.analysis.progress import report as _report
 from reluid.budget import MIN_SECONDS
-from reluid.errors import InvalidArgument
+from reluid.errors import InvalidArgument, InvalidNetwork
 from reluid.model.modp import matmul_mod, pivot_columns
 from reluid.model.network import Layer, Network
 from reluid.model.rational import primitive_ray
@@ -352,6 +352,10 @@ def check_deep(net: Network) -> None:
         raise InvalidArgument(
             f"deep analysis needs at least two hidden layers, got architecture {net.architecture}; "
             "use reluid.analysis.shallow for one hidden layer")
+    empty = next((l for l, n in enumerate(net.hidden_widths, 1) if n == 0), None)
+    if empty is not None:
+        raise InvalidNetwork(f"hidden layer {empty} of {net.architecture} has no neurons, so the network is constant "
+                             "past it; the deep analyses need every hidden layer nonempty")
 
 
 def _layer_flip_vectors(net: Network, l: int) -> list[tuple[Fraction, ...]]:

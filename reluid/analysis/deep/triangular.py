@@ -33,7 +33,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from reluid.analysis.deep.fundim import (DYADIC_BITS, _IntNet, _ModNet, _backward, _choose_prime, _eliminate_small,
+from reluid.analysis.deep.fundim import (DYADIC_BITS, nonempty_layers, _IntNet, _ModNet, _backward, _choose_prime, _eliminate_small,
                                          _forward, _fractions, identifiability_bound)
 from reluid.budget import memory_cap_gb, resident_gb
 from reluid.errors import InvalidArgument
@@ -444,6 +444,7 @@ def triangular_certificate(net: Network, *, seed: int = 0, prime: int | None = N
     arch = net.architecture
     if len(arch) < 3:
         raise InvalidArgument("Theorem A3 is about networks with hidden layers")
+    nonempty_layers(net)
     p = prime if prime is not None else _choose_prime(net)
     if not (2 < p < (1 << 26)) or not flint.fmpz(p).is_prime():
         raise InvalidArgument(f"p must be an odd prime below 2^26, got {p}")
