@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from reluid.cli.common import add_input_options, load_network, positive_float, write_text
+from reluid.cli.common import add_input_options, load_network, natural, positive_float, write_text
 from reluid.errors import InvalidNetwork, NotShallow
 from reluid.verdicts import ExitCode
 
@@ -46,7 +46,7 @@ def add_arguments(p) -> None:
                         "summary is shown where relative links do not resolve")
     p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
                    help="time budget per network in seconds (default 60)")
-    p.add_argument("--seed", type=int, default=0, help="seed for solvers and sampling (default 0)")
+    p.add_argument("--seed", type=natural, default=0, help="seed for solvers and sampling (default 0)")
     p.add_argument("--progress", action="store_true",
                    help="show one progress bar across every network and phase on stderr (needs rich; off when "
                         "stderr is not a terminal)")

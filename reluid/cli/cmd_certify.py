@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from reluid.cli.common import (add_input_options, add_memory_option, apply_memory_option, load_network,
-                               positive_float, write_text)
+                               natural, positive_float, write_text)
 from reluid.budget import SLACK_SECONDS
 from reluid.verdicts import ExitCode
 
@@ -25,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="time budget in seconds for the whole command, every phase included (default 60); when it "
                         "runs out the verdict is unknown and says what was done and what was left; the command "
                         f"ends within about 1.1 S + {SLACK_SECONDS:.0f} s (interpreter start, writing the files)")
-    p.add_argument("--seed", type=int, default=0, help="seed for solvers and sampling (default 0)")
+    p.add_argument("--seed", type=natural, default=0, help="seed for solvers and sampling (default 0)")
     p.add_argument("--progress", action="store_true",
                    help="show one progress bar across every phase on stderr (needs rich; off when stderr is not a "
                         "terminal)")

@@ -13,9 +13,11 @@ DESCRIPTION = ("Re-verify CERT exactly with the checker's own derivation rule; i
 
 
 def add_arguments(p) -> None:
+    from reluid.cli.common import natural
+
     p.add_argument("certificate", metavar="CERT.json", help="a certificate written by reluid certify or reluid audit")
     p.add_argument("--network", metavar="NET", help="the network (default: the copy embedded in CERT)")
-    p.add_argument("--work-limit", metavar="STEPS", type=int, default=None,
+    p.add_argument("--work-limit", metavar="STEPS", type=natural, default=None,
                    help="the checker's work limit over the whole certificate, in steps of its longest loops "
                         "(default 2^24, about ten seconds, or 16 steps per byte of the certificate and network "
                         "files when that is more); a claim past it is reported as not re-verified")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reluid.cli.common import add_input_options, load_network, positive_float
+from reluid.cli.common import add_input_options, load_network, natural, positive_float
 from reluid.verdicts import EquivalenceMethod, ExitCode, Reason, ReasonCode
 
 NAME = "equiv"
@@ -25,7 +25,7 @@ def add_arguments(p) -> None:
     p.add_argument("net2", metavar="NET2", help="the second network, with the same input and output dimensions")
     p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
                    help="seconds for the region split and z3 (deep networks; default 60)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the float probes (their answers are exact)")
+    p.add_argument("--seed", type=natural, default=0, help="seed of the float probes (their answers are exact)")
     p.add_argument("--format", choices=["text", "json"], default="text",
                    help="text (default) or json (reluid.equivalence/1: exact \"p/q\" values with decimals beside)")
     where = p.add_mutually_exclusive_group()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from reluid.cli.common import (add_input_options, add_memory_option, apply_memory_option, load_network,
-                               positive_float, positive_int, write_text)
+                               natural, positive_float, positive_int, write_text)
 from reluid.verdicts import ExitCode
 
 NAME = "fundim"
@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=positive_float, default=None, metavar="S",
                    help="time budget in seconds: the rank found by then is reported (a certified lower bound), "
                         "with an estimate of the time the rest would need")
-    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--seed", type=natural, default=0, help="sampling seed (default 0)")
     p.add_argument("--exact", action="store_true",
                    help="find every activation pattern exactly (slower; witness points are always checked exactly)")
     p.add_argument("--exact-cells", action="store_true",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-from reluid.cli.common import add_input_options, load_network, positive_float
+from reluid.cli.common import add_input_options, load_network, natural, positive_float
 from reluid.verdicts import ExitCode
 
 NAME = "minimal"
@@ -29,7 +29,7 @@ def add_arguments(p) -> None:
     p.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
                    help="seconds for the Farkas-tree prover's dead-neuron questions (default 60); a question left "
                         "open keeps its neuron")
-    p.add_argument("--seed", type=int, default=0, help="seed of the probe points (their answers are exact)")
+    p.add_argument("--seed", type=natural, default=0, help="seed of the probe points (their answers are exact)")
     add_input_options(p)
 
 

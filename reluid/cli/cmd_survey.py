@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from reluid.cli.common import positive_int, write_text
+from reluid.cli.common import natural, positive_int, write_text
 from reluid.verdicts import ExitCode
 
 NAME = "survey"
@@ -25,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--width", type=positive_int, required=True, help="hidden width W")
     p.add_argument("--input-dim", type=positive_int, default=None, metavar="N0", help="input dimension (default W)")
     p.add_argument("--networks", type=positive_int, default=100, metavar="K", help="number of networks (paper: 5000)")
-    p.add_argument("--seed", type=int, default=0, help="seed (networks are reproducible from (seed, index))")
+    p.add_argument("--seed", type=natural, default=0, help="seed (networks are reproducible from (seed, index))")
     p.add_argument("--points-factor", type=positive_int, default=100, metavar="F",
                    help="sample F × U points per network (paper: 100)")
     p.add_argument("--bias-variance", type=float, default=0.01, metavar="V",

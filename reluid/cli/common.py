@@ -21,7 +21,7 @@ def add_input_options(p) -> None:
 
 def add_memory_option(p) -> None:
     """``--memory-gb G``: the memory cap every phase estimates against (reluid.budget)."""
-    p.add_argument("--memory-gb", type=positive_float, default=None, metavar="G",
+    p.add_argument("--memory-gb", type=positive_gb, default=None, metavar="G",
                    help="memory cap in GB (default: RELUID_MEMORY_GB, else half the machine's memory); phases whose "
                         "estimated working set exceeds what is left are not attempted (the result says so), and "
                         "the data segment is limited a little above the cap")
@@ -92,7 +92,7 @@ def load_network(path, args=None, stderr=None, *, floats: bool = True):
     return net
 
 
-def positive_float(text: str) -> float:
+def positive_float(text: str, unit: str = "seconds") -> float:
     """argparse type for --timeout: a positive number of seconds (a budget, not a parameter)."""
     import argparse
     try:
@@ -100,7 +100,24 @@ def positive_float(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not v > 0 or v != v or v == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a positive number of {unit}: {text!r}")
+    return v
+
+
+def positive_gb(text: str) -> float:
+    """argparse type for --memory-gb: a positive number of GB."""
+    return positive_float(text, "GB")
+
+
+def natural(text: str) -> int:
+    """argparse type for --seed and --work-limit: an integer ≥ 0."""
+    import argparse
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0: {text!r}")
     return v
 
 

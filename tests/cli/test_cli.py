@@ -182,3 +182,17 @@ def test_no_hidden_neurons_is_the_shallow_case_certify_decides(tmp_path):
         {"weight": [], "inputs": 2, "bias": []}, {"weight": [[]], "bias": [1]}]}))
     code, out, _ = run("certify", str(path), "--timeout", "5")
     assert code == 0 and "NO-HIDDEN-SYMMETRIES" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["certify", "theta1.json", "--seed", "-1"], "argument --seed: must be an integer >= 0: '-1'"),
+    (["fundim", "theta1.json", "--seed", "x"], "argument --seed: not an integer: 'x'"),
+    (["check", "theta1.json", "--work-limit", "-1"], "argument --work-limit: must be an integer >= 0: '-1'"),
+    (["certify", "theta1.json", "--memory-gb", "0"], "argument --memory-gb: must be a positive number of GB: '0'"),
+])
+def test_bad_numbers_of_options_are_usage_errors(argv, message, capsys):
+    """A negative seed crashed certify in numpy (an internal error), a negative work limit was taken as one, and
+    --memory-gb spoke of seconds."""
+    with pytest.raises(SystemExit) as e:
+        main([argv[0], ex(argv[1]), *argv[2:]])
+    assert e.value.code == 2 and message in capsys.readouterr().err
