@@ -165,7 +165,8 @@ class Mechanism:
         * always active (``delta > 0``): b^l_i += delta, b^{l+1} -= delta · W^{l+1}[:, i];
         * never co-active (``delta > 0``): W^l[j, i] -= delta;
         * layer flip: negate rows i in F of (W^l, b^l), b^{l+1} += Σ_F W^{l+1}[:, i] b^l_i;
-        * zero outgoing: negate the incoming row of i (or set W^l[i, 0] = 1 when it is zero);
+        * zero outgoing: negate the incoming row of i (or set W^l[i, 0] = 1 when it is zero; when θ has a zero
+          incoming row elsewhere, set the row of i to zero: the count of zero rows then tells θ′ from θ's orbit);
         * proportional (i, j), row_j = λ row_i: W^{l+1}[:, i] += λ W^{l+1}[:, j], W^{l+1}[:, j] = 0;
         * collapsed kink (``delta > 0``): as for always active (any δ > 0 keeps the function);
         * affine layer flip: as for the layer flip, b^{l+1} += the constant c of the premise.
@@ -190,10 +191,13 @@ class Mechanism:
         elif self.kind == ZERO_OUTGOING:
             i = self.neurons[0]
             W, b = layers[l - 1][0], layers[l - 1][1]
-            if any(W[i]) or b[i]:
-                W[i], b[i] = [-w for w in W[i]], -b[i]
-            else:
+            if not (any(W[i]) or b[i]):
                 W[i][0] = Fraction(1)
+            elif any(not any(w) and not c for L in net.layers[:-1] for w, c in zip(L.weight, L.bias)):
+                # the checker's orbit normal form is undefined on zero rows; a zero row more is an orbit invariant
+                W[i], b[i] = [Fraction(0)] * len(W[i]), Fraction(0)
+            else:
+                W[i], b[i] = [-w for w in W[i]], -b[i]
         elif self.kind == PROPORTIONAL:
             i, j = self.neurons
             lam = proportionality(net.layers[l - 1], i, j)

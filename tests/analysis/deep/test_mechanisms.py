@@ -387,3 +387,20 @@ def test_every_emitted_deep_certificate_passes_the_checker(seed):
         for x in random_inputs(net.input_dim, count=50, seed=seed):
             assert net(x) == cert.witness.network(x)
         assert same_orbit(net, cert.witness.network) is None
+
+
+def test_a_zero_outgoing_witness_beside_a_zero_row_changes_the_zero_row_count():
+    """The checker's orbit normal form is undefined on zero incoming rows, so when θ has one (neuron 2 of layer 2
+    here) a θ′ that negates the free neuron's row could not be told from θ's orbit: the certificate failed its
+    own check and certify gave no verdict. The free row is set to zero instead: a zero row more is an orbit
+    invariant, and the witness is verified."""
+    from reluid.analysis.deep.mechanisms import ZERO_OUTGOING, detect_mechanisms
+
+    net = Network.from_lists([([[1], [1]], [0, 1]), ([[1, 0], [0, 0]], [0, 0]), ([[1, 1]], [0])])
+    m = next(m for m in detect_mechanisms(net, prover="never").mechanisms if m.kind == ZERO_OUTGOING)
+    theta2 = m.witness(net)
+    assert theta2.layers[0].weight[1] == (F(0),) and theta2.layers[0].bias[1] == 0
+    cert = certify_deep(net, timeout=30)
+    assert cert.verdict is Verdict.HIDDEN
+    report = check_certificate(cert)
+    assert report.valid and report.verdict is Verdict.HIDDEN
