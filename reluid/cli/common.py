@@ -109,28 +109,26 @@ def positive_gb(text: str) -> float:
     return positive_float(text, "GB")
 
 
-def natural(text: str) -> int:
-    """argparse type for --seed and --work-limit: an integer ≥ 0."""
+def _integer(text: str, least: int, words: str) -> int:
+    """An integer ≥ ``least`` for argparse, else its error (``must be <words>``)."""
     import argparse
     try:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0: {text!r}")
+    if v < least:
+        raise argparse.ArgumentTypeError(f"must be {words}: {text!r}")
     return v
+
+
+def natural(text: str) -> int:
+    """argparse type for --seed and --work-limit: an integer ≥ 0."""
+    return _integer(text, 0, "an integer >= 0")
 
 
 def positive_int(text: str) -> int:
     """argparse type for counts: a positive integer."""
-    import argparse
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return v
+    return _integer(text, 1, "positive")
 
 
 def write_text(path, text: str) -> None:
